@@ -1,0 +1,34 @@
+// A UUID as its 16 big-endian bytes, with the RFC 9562 fields every family reads.
+#pragma once
+#include "pure_cpp.hpp"
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace crid::core {
+
+struct Uuid {
+    std::array<uint8_t, 16> bytes{};
+
+    // The version nibble (bits 48-51).
+    int version() const noexcept { return bytes[6] >> 4; }
+    // True for the RFC 9562 variant, bits 64-65 = 10.
+    bool rfc_variant() const noexcept { return (bytes[8] & 0xC0) == 0x80; }
+    // The 48 most significant bits: the Unix milliseconds of a version 7 UUID.
+    uint64_t high48() const noexcept;
+    // The 64 least significant bits (the last 8 bytes), big-endian.
+    uint64_t low64() const noexcept;
+    // Canonical lowercase 8-4-4-4-12 text, for error messages.
+    std::string to_string() const;
+
+    friend bool operator==(const Uuid &, const Uuid &) = default;
+    friend auto operator<=>(const Uuid &, const Uuid &) = default;
+};
+
+// Writes `value` into bytes [first, first + count) big-endian.
+void put_be(Uuid &u, int first, int count, uint64_t value) noexcept;
+// Reads bytes [first, first + count) as a big-endian integer.
+uint64_t get_be(const Uuid &u, int first, int count) noexcept;
+
+} // namespace crid::core

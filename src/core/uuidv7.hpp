@@ -1,0 +1,62 @@
+// UUID version 7 (RFC 9562 §5.7) with the §6.2 method 3 clock: 48 bits of Unix
+// milliseconds, then a sub-millisecond fraction. The fraction has 16 bits: the
+// top 12 are rand_a (exactly method 3), the low 4 continue into the top of
+// rand_b (the RFC's "extra precision" counter), leaving 58 random bits. 65,536
+// distinct values a millisecond keep the embedded time within the clock at any
+// rate a server can sustain, where 4,096 would drift ahead.
+#pragma once
+#include "pure_cpp.hpp"
+#include "uuid.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace crid::core::uuidv7 {
+
+// A "tick" is ms << 16 | fraction16: a 64-bit integer that orders exactly like
+// the UUIDs built from it, so monotonicity is one integer comparison.
+inline constexpr int fraction_bits = 16;
+inline constexpr uint64_t max_unix_ms = (UINT64_C(1) << 48) - 1;
+
+// The tick for a wall-clock reading. Throws datetime_out_of_range outside
+// 1970-01-01 .. the end of 48-bit milliseconds (year 10889).
+uint64_t tick_from_unix_ns(int64_t unix_ns);
+
+// The tick to use after `previous` when the clock reads `now`: the clock
+// itself when it moved forward, else previous + 1 (a clock step back or a
+// burst within one fraction advances the fraction instead of repeating).
+// Throws when previous is the last representable tick.
+uint64_t next_tick(uint64_t previous, uint64_t now);
+
+// A version 7 UUID from a tick and 64 random bits (58 are used).
+Uuid from_tick(uint64_t tick, uint64_t random) noexcept;
+
+// A version 7 UUID for `unix_ms` whose 74 other bits are `rand_a` (12 used) and
+// `rand_b` (62 used): random bytes, a hash, or zero for a range boundary.
+Uuid from_parts(uint64_t unix_ms, uint64_t rand_a, uint64_t rand_b) noexcept;
+
+// The millisecond (floor) of a PostgreSQL timestamptz, checked against the
+// 48 bits a version 7 UUID holds.
+uint64_t unix_ms_from_pg_us(int64_t pg_us);
+
+// The Unix milliseconds in a version 7 UUID. Throws invalid_parameter, naming
+// the version found, for anything that is not version 7 of the RFC variant.
+uint64_t unix_ms_of(const Uuid &u);
+
+// The same key material, hashed into the 74 free bits of a deterministic v7.
+// `type_tag` separates key types, so text '1' and bigint 1 differ.
+Uuid deterministic(uint64_t unix_ms, uint8_t type_tag, const void *key, size_t key_len) noexcept;
+
+} // namespace crid::core::uuidv7
+
+namespace crid::core::uuid_inspect {
+
+// PostgreSQL 18's uuid_extract_version: the version nibble, or -1 (SQL NULL)
+// when the variant is not RFC 9562's.
+int version_or_none(const Uuid &u) noexcept;
+
+// PostgreSQL 18's uuid_extract_timestamp: Unix microseconds of a version 1 or
+// 7 UUID; false (SQL NULL) for any other version or variant.
+bool unix_us_of(const Uuid &u, int64_t &unix_us) noexcept;
+
+} // namespace crid::core::uuid_inspect

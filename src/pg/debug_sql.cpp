@@ -1,0 +1,38 @@
+// A C entry point the tests bind with CREATE FUNCTION ... AS 'crid', so they
+// can prove that C++ exceptions of every kind become ERRORs and leave the
+// backend alive. It is deliberately not part of the extension's SQL.
+#include "postgres_headers.hpp"
+
+#include "boundary.hpp"
+
+#include "../core/error.hpp"
+
+#include <stdexcept>
+#include <vector>
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(crid_debug_throw);
+
+// crid_debug_throw(kind text): throws the named kind of C++ exception.
+Datum crid_debug_throw(PG_FUNCTION_ARGS) {
+    char *kind = text_to_cstring(PG_GETARG_TEXT_PP(0));
+    int64_t size = crid::pg::guarded([&]() -> int64_t {
+        std::string k(kind);
+        if (k == "runtime")
+            throw std::runtime_error("a std::runtime_error from the debug hook");
+        if (k == "bad_alloc")
+            throw std::bad_alloc();
+        if (k == "core")
+            throw crid::core::Error(crid::core::ErrorKind::invalid_parameter, "a core error from the debug hook",
+                                    "raised on purpose");
+        if (k == "int")
+            throw 42;
+        if (k == "vector")
+            return int64_t(std::vector<int>(4).at(10)); // throws std::out_of_range
+        return int64_t(k.size());
+    });
+    PG_RETURN_INT64(size);
+}
+
+} // extern "C"

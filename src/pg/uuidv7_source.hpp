@@ -1,0 +1,21 @@
+// Where UUIDv7 ticks and random bits come from in this process: the
+// server-wide word when crid is preloaded, a per-backend word otherwise.
+#pragma once
+
+#include "../core/uuid.hpp"
+
+#include <cstdint>
+
+namespace crid::pg::uuidv7 {
+
+// The next tick, strictly greater than every tick this server (or, without
+// preloading, this backend) handed out before. Throws core::Error.
+uint64_t next_tick();
+
+// 64 bits from pg_strong_random, through a per-backend pool. Throws core::Error.
+uint64_t random64();
+
+// A fresh monotonic version 7 UUID. Throws core::Error.
+core::Uuid next();
+
+} // namespace crid::pg::uuidv7

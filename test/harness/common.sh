@@ -1,0 +1,64 @@
+# Shared shell helpers for make demo, make test and the benchmarks: find
+# PostgreSQL 15, install what is missing, run commands as the postgres user.
+# Sourced, not executed.
+
+set -euo pipefail
+
+CRID_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+
+# Debian packages the build and every suite need.
+CRID_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libboost-dev g++ make
+               libipc-run-perl libfaketime perl)
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+# Runs a command as root: directly when we are root, else through sudo.
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Runs a command as the postgres OS user (PostgreSQL refuses to run as root).
+as_pg() {
+    if [ "$(id -un)" = postgres ]; then "$@"; else as_root runuser -u postgres -- "$@"; fi
+}
+
+# Installs the Debian packages that are missing; does nothing when all are there.
+ensure_packages() {
+    local missing=()
+    for p in "${CRID_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        log "installing ${missing[*]}"
+        as_root apt-get update -qq
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+}
+
+pg_bindir() { "$PG_CONFIG" --bindir; }
+pgxs_dir() { dirname "$("$PG_CONFIG" --pgxs)"; }
+
+# Builds and installs the extension into the PostgreSQL 15 installation.
+build_and_install() {
+    log "building and installing crid"
+    make -C "$CRID_ROOT" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" >/dev/null
+    as_root make -C "$CRID_ROOT" -s install PG_CONFIG="$PG_CONFIG" >/dev/null
+}
+
+# A fresh folder the postgres user can write, for data directories and test
+# outputs; the checkout itself may sit where that user cannot go.
+scratch_dir() {
+    local d
+    d=$(mktemp -d "${TMPDIR:-/tmp}/crid-$1.XXXXXX")
+    chmod 755 "$d"
+    [ "$(id -u)" = 0 ] && chown postgres: "$d"
+    echo "$d"
+}
+
+# The first TCP port from $1 upwards on which nothing listens.
+free_port() {
+    local p=$1
+    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
+    echo "$p"
+}
