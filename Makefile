@@ -28,7 +28,7 @@ override CPPFLAGS := $(patsubst -I$(includedir_server),-isystem $(includedir_ser
 # src/core must stay free of PostgreSQL: every core object depends on this check.
 $(CORE_SRCS:.cpp=.o): .core-is-pure
 $(CORE_SRCS:.cpp=.o): override CPPFLAGS += -DCRID_CORE_UNIT
-.core-is-pure: $(wildcard src/core/*)
+.core-is-pure: $(wildcard src/core/*.hpp src/core/*.cpp)
 	@! grep -nE '#include +[<"](postgres|fmgr|funcapi|miscadmin|pg_config|utils/|storage/|access/|catalog/|executor/|nodes/|port/)' src/core/* \
 	  || { echo "src/core must not include PostgreSQL headers (see above)"; exit 1; }
 	@touch $@

@@ -62,3 +62,26 @@ free_port() {
     while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
     echo "$p"
 }
+
+# Starts a throwaway server: $1 data folder (created if missing), $2 port,
+# then lines of extra settings on stdin. Sockets live in the folder's parent.
+start_server() {
+    local data=$1 port=$2
+    if [ ! -f "$data/PG_VERSION" ]; then
+        as_pg "$(pg_bindir)/initdb" -D "$data" -A trust -U postgres >/dev/null
+    fi
+    {
+        echo "port = $port"
+        echo "listen_addresses = 'localhost'"
+        echo "unix_socket_directories = '$(dirname "$data")'"
+        cat
+    } | as_pg tee "$data/crid-local.conf" >/dev/null
+    grep -q "include_if_exists = 'crid-local.conf'" "$data/postgresql.conf" ||
+        echo "include_if_exists = 'crid-local.conf'" | as_pg tee -a "$data/postgresql.conf" >/dev/null
+    as_pg "$(pg_bindir)/pg_ctl" -D "$data" -l "$(dirname "$data")/server.log" -w start >/dev/null
+}
+
+# Stops the server of data folder $1 if it runs.
+stop_server() {
+    [ -f "$1/postmaster.pid" ] && as_pg "$(pg_bindir)/pg_ctl" -D "$1" -m fast stop >/dev/null || true
+}

@@ -1,0 +1,118 @@
+-- UUIDv7 with crid preloaded: generation, RFC 9562 vectors, decoders,
+-- boundaries, PostgreSQL 18 names and every kind of bad input.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS crid;
+RESET client_min_messages;
+SET timezone = 'UTC';
+
+-- RFC 9562 appendix A.6 (v7) and A.1 (v1): both 2022-02-22 19:22:22 UTC.
+SELECT uuid_v7_to_timestamptz('017F22E2-79B0-7CC3-98C4-DC0C0C07398F');
+SELECT uuid_extract_timestamp('017F22E2-79B0-7CC3-98C4-DC0C0C07398F');
+SELECT uuid_extract_timestamp('C232AB00-9414-11EC-B3C8-9F6BDECED846');
+SELECT uuid_extract_version('017F22E2-79B0-7CC3-98C4-DC0C0C07398F'),
+       uuid_extract_version('C232AB00-9414-11EC-B3C8-9F6BDECED846'),
+       uuid_extract_version('f47ac10b-58cc-4372-a567-0e02b2c3d479');
+-- Not the RFC variant: PostgreSQL 18 answers NULL.
+SELECT uuid_extract_version('017F22E2-79B0-7CC3-18C4-DC0C0C07398F') IS NULL AS ncs_variant_null,
+       uuid_extract_timestamp('f47ac10b-58cc-4372-a567-0e02b2c3d479') IS NULL AS v4_has_no_time;
+
+-- Fresh ids: version 7, RFC variant, the current time.
+SELECT uuid_extract_version(u) AS version,
+       substr(u::text, 20, 1) IN ('8', '9', 'a', 'b') AS rfc_variant,
+       abs(extract(epoch FROM uuid_v7_to_timestamptz(u) - clock_timestamp())) < 5 AS now_ish
+FROM (SELECT uuid_generate_v7() AS u) s;
+SELECT uuid_extract_version(uuidv7()) AS pg18_name_version;
+
+-- One million ids from one session are strictly increasing and distinct.
+SELECT count(*) AS ids, count(*) FILTER (WHERE prev >= u) AS out_of_order, count(DISTINCT u) AS distinct_ids
+FROM (SELECT u, lag(u) OVER (ORDER BY n) AS prev
+      FROM (SELECT n, uuid_generate_v7() AS u FROM generate_series(1, 1000000) n) g) s;
+
+-- The embedded time does not run ahead of the clock during that burst.
+SELECT uuid_v7_to_timestamptz(uuid_generate_v7()) <= clock_timestamp() + interval '50 ms' AS not_ahead;
+
+-- Backfill generation at a given time: decodes to that millisecond.
+SELECT uuid_v7_to_timestamptz(uuid_generate_v7('2024-05-06 07:08:09.123456+00'));
+SELECT uuid_generate_v7('2024-05-06 07:08:09+00') <> uuid_generate_v7('2024-05-06 07:08:09+00') AS random_tail;
+
+-- Deterministic ids: same inputs, same id; other key, other id; every key type.
+SELECT uuid_generate_v7_deterministic('2024-01-01 00:00:00.0009+00', 'order-1'::text)
+     = uuid_generate_v7_deterministic('2024-01-01 00:00:00.0009+00', 'order-1'::text) AS same_text,
+       uuid_generate_v7_deterministic('2024-01-01+00', 'order-1'::text)
+    <> uuid_generate_v7_deterministic('2024-01-01+00', 'order-2'::text) AS other_text,
+       uuid_generate_v7_deterministic('2024-01-01+00', 1::bigint)
+    <> uuid_generate_v7_deterministic('2024-01-01+00', '1'::text) AS types_apart,
+       uuid_generate_v7_deterministic('2024-01-01+00', 42::bigint)
+     = uuid_generate_v7_deterministic('2024-01-01+00', 42::bigint) AS same_bigint,
+       uuid_generate_v7_deterministic('2024-01-01+00', 'f47ac10b-58cc-4372-a567-0e02b2c3d479'::uuid)
+     = uuid_generate_v7_deterministic('2024-01-01+00', 'f47ac10b-58cc-4372-a567-0e02b2c3d479'::uuid) AS same_uuid,
+       uuid_generate_v7_deterministic('2024-01-01+00', '\x0102'::bytea)
+    <> uuid_generate_v7_deterministic('2024-01-01+00', '\x0103'::bytea) AS other_bytea;
+-- Pinned values: a release that changes these breaks re-runnable backfills.
+SELECT uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', 'order-1'::text) AS text_key,
+       uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', 42::bigint) AS bigint_key;
+SELECT uuid_v7_to_timestamptz(uuid_generate_v7_deterministic('2024-02-03 04:05:06.789999+00', 7::bigint));
+-- 10,000 keys give 10,000 ids.
+SELECT count(DISTINCT uuid_generate_v7_deterministic('2024-01-01+00', k::bigint)) FROM generate_series(1, 10000) k;
+
+-- Range boundaries.
+SELECT uuid_v7_floor('2022-02-22 19:22:22.0005+00');
+SELECT uuid_v7_floor('2022-02-22 19:22:22+00') <= '017F22E2-79B0-7CC3-98C4-DC0C0C07398F'::uuid
+   AND '017F22E2-79B0-7CC3-98C4-DC0C0C07398F'::uuid < uuid_v7_floor('2022-02-22 19:22:22.001+00') AS in_its_ms;
+SELECT uuid_v7_floor('1970-01-01+00'), uuid_v7_floor('10889-08-02 05:31:50.655+00');
+SELECT uuid_timestamptz_to_v7('2022-02-22 19:22:22+00', true);
+SELECT uuid_v7_to_timestamptz(uuid_timestamptz_to_v7('2022-02-22 19:22:22.5+00'));
+SELECT uuid_timestamptz_to_v7(NULL) IS NULL AS compat_strict;
+
+-- PostgreSQL 18's uuidv7(interval).
+SELECT abs(extract(epoch FROM uuid_extract_timestamp(uuidv7(interval '-1 day')) - (clock_timestamp() - interval '1 day'))) < 5 AS shifted_back;
+SELECT abs(extract(epoch FROM uuid_extract_timestamp(uuidv7(interval '1 month')) - (clock_timestamp() + interval '1 month'))) < 5 AS shifted_forward;
+SELECT uuidv7(NULL) IS NULL AS pg18_strict;
+
+-- Bad input --------------------------------------------------------------------
+\set VERBOSITY default
+SELECT uuid_v7_to_timestamptz('f47ac10b-58cc-4372-a567-0e02b2c3d479');
+SELECT uuid_v7_to_timestamptz('C232AB00-9414-11EC-B3C8-9F6BDECED846');
+SELECT uuid_v7_to_timestamptz('017F22E2-79B0-7CC3-18C4-DC0C0C07398F');
+SELECT uuid_v7_to_timestamptz('00000000-0000-0000-0000-000000000000');
+SELECT uuid_v7_to_timestamptz('not-a-uuid');
+SELECT uuid_v7_to_timestamptz(NULL) IS NULL AS strict_decoder;
+SELECT uuid_generate_v7('1969-12-31 23:59:59.999+00');
+SELECT uuid_generate_v7('10889-08-02 05:31:50.656+00');
+SELECT uuid_generate_v7('infinity');
+SELECT uuid_generate_v7('-infinity');
+SELECT uuid_generate_v7(NULL);
+SELECT uuid_v7_floor('infinity');
+SELECT uuid_v7_floor(NULL);
+SELECT uuid_v7_floor('1000-01-01 BC');
+SELECT uuid_generate_v7_deterministic(NULL, 'k'::text);
+SELECT uuid_generate_v7_deterministic('2024-01-01', NULL::text);
+SELECT uuid_generate_v7_deterministic('infinity', 1::bigint);
+SELECT uuid_generate_v7_deterministic('1900-01-01', '\x00'::bytea);
+SELECT uuid_timestamptz_to_v7('-infinity', true);
+SELECT uuid_extract_version(NULL) IS NULL AS strict_version;
+
+-- The SQLSTATE of every bad input (messages with the current time inside are
+-- only checked by code here).
+CREATE FUNCTION pg_temp.sqlstate_of(query text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE query;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE;
+END $$;
+SELECT query, pg_temp.sqlstate_of(query) AS sqlstate FROM (VALUES
+    ($q$SELECT uuid_v7_to_timestamptz('f47ac10b-58cc-4372-a567-0e02b2c3d479')$q$),
+    ($q$SELECT uuid_v7_to_timestamptz('017F22E2-79B0-7CC3-18C4-DC0C0C07398F')$q$),
+    ($q$SELECT uuid_v7_to_timestamptz('zz')$q$),
+    ($q$SELECT uuid_generate_v7('1969-12-31 23:59:59.999+00')$q$),
+    ($q$SELECT uuid_generate_v7('infinity')$q$),
+    ($q$SELECT uuid_generate_v7(NULL)$q$),
+    ($q$SELECT uuid_v7_floor('-infinity')$q$),
+    ($q$SELECT uuid_generate_v7_deterministic('2024-01-01', NULL::bytea)$q$),
+    ($q$SELECT uuid_generate_v7_deterministic('1960-01-01', 1::bigint)$q$),
+    ($q$SELECT uuid_timestamptz_to_v7('10889-08-03', false)$q$),
+    ($q$SELECT uuidv7(interval '-100 years')$q$),
+    ($q$SELECT uuidv7(interval '10000 years')$q$),
+    ($q$SELECT uuidv7(interval '300000 years')$q$)
+) v(query);

@@ -1,0 +1,59 @@
+# Shared by the benchmark scripts: a throwaway server with crid preloaded,
+# per-row cost tables and parallel-session throughput. Sourced.
+source "$(dirname "${BASH_SOURCE[0]}")/../harness/common.sh"
+
+# Starts the benchmark server (extra settings on stdin) and sets BENCH_DIR/PORT.
+bench_server_start() {
+    ensure_packages
+    build_and_install
+    BENCH_DIR=$(scratch_dir bench)
+    BENCH_PORT=$(free_port 55432)
+    { echo "shared_preload_libraries = 'crid'"; echo "fsync = off"; cat; } |
+        start_server "$BENCH_DIR/data" "$BENCH_PORT"
+    trap 'stop_server "$BENCH_DIR/data"' EXIT
+    bench_psql -q -c "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS crid; CREATE EXTENSION IF NOT EXISTS \"uuid-ossp\";"
+}
+
+bench_psql() { as_pg "$(pg_bindir)/psql" -X -h "$BENCH_DIR" -p "$BENCH_PORT" -d postgres -v ON_ERROR_STOP=1 "$@"; }
+
+# Prints the per-row table for the expressions given as arguments; the
+# first is the baseline of the ratio column. N and ROUNDS from the env.
+per_row_table() {
+    local list
+    list=$(printf "'%s'," "${@//\'/\'\'}")
+    bench_psql -q -f "$(dirname "${BASH_SOURCE[0]}")/per_row.sql" \
+        -c "SELECT * FROM pg_temp.crid_bench_per_row(ARRAY[${list%,}], ${N:-1000000}, ${ROUNDS:-7})"
+}
+
+# Ids per second of `SELECT count(<expr>) FROM generate_series(1, n)` run by
+# $1 sessions at once, each with its own setup SQL from $3 (may use :session).
+sessions_rate() {
+    local sessions=$1 expr=$2 setup=${3:-} n=${SESSION_N:-2000000}
+    local start end pids=() i
+    start=$(date +%s.%N)
+    for i in $(seq 1 "$sessions"); do
+        bench_psql -q -v session="$i" -c "${setup//:session/$i}" -c "SELECT count($expr) FROM generate_series(1, $n)" >/dev/null &
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p"; done
+    end=$(date +%s.%N)
+    echo "$sessions $n $start $end" | awk '{ printf "%.0f\n", $1 * $2 / ($4 - $3) }'
+}
+
+# Median of the numbers given as arguments.
+median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# Prints one table row "label | 1 session | 2 sessions | ratio" from medians
+# of ${REPEAT:-3} alternating runs of 1 and 2 sessions.
+scaling_row() {
+    local label=$1 expr=$2 setup1=${3:-} setup2=${4:-${3:-}}
+    local ones=() twos=() r
+    for r in $(seq 1 "${REPEAT:-3}"); do
+        ones+=("$(sessions_rate 1 "$expr" "$setup1")")
+        twos+=("$(sessions_rate 2 "$expr" "$setup2")")
+    done
+    local one two
+    one=$(median "${ones[@]}")
+    two=$(median "${twos[@]}")
+    printf '%-44s %14s %14s %8s\n' "$label" "$one" "$two" "$(awk -v a="$one" -v b="$two" 'BEGIN { printf "%.2fx", b / a }')"
+}

@@ -1,0 +1,11 @@
+-- What `make demo` shows: ids minted and decoded.
+\pset footer off
+SET timezone = 'UTC';
+\echo '--- UUIDv7: minted, strictly increasing across the server, decoded'
+SELECT u AS uuid_generate_v7, uuid_v7_to_timestamptz(u) AS decoded_time, uuid_extract_version(u) AS version
+FROM (SELECT uuid_generate_v7() AS u FROM generate_series(1, 3)) s;
+\echo '--- A backfill id for a past time, and a reproducible one for a key'
+SELECT uuid_generate_v7('2024-05-06 07:08:09+00') AS at_a_time,
+       uuid_generate_v7_deterministic('2024-05-06 07:08:09+00', 'order-1001'::text) AS deterministic;
+\echo '--- A range scan boundary: the smallest UUIDv7 of a millisecond'
+SELECT uuid_v7_floor(now() - interval '1 hour') AS one_hour_ago_floor;

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# `make test`: installs what is missing, builds and installs crid, then runs
+# every suite and ends with one line "N passed, M failed" (non-zero exit on
+# any failure). Suites: core unit tests, pg_regress with crid preloaded,
+# pg_regress without preloading, isolation specs, TAP (restart, crash, clock).
+source "$(dirname "$0")/common.sh"
+
+ensure_packages
+build_and_install
+
+BINDIR=$(pg_bindir)
+PGXS_DIR=$(pgxs_dir)
+WORK=$(scratch_dir test)
+cp -r "$CRID_ROOT/sql" "$CRID_ROOT/expected" "$CRID_ROOT/test" "$WORK/"
+[ "$(id -u)" = 0 ] && chown -R postgres: "$WORK"
+log "test outputs in $WORK"
+
+total_passed=0
+total_failed=0
+summary=()
+
+# Adds a suite's counts to the total and remembers its line.
+record() {
+    local suite=$1 passed=$2 failed=$3
+    total_passed=$((total_passed + passed))
+    total_failed=$((total_failed + failed))
+    summary+=("$(printf '%-22s %4d passed, %d failed' "$suite:" "$passed" "$failed")")
+}
+
+# Counts "... ok" and "... FAILED" lines of a pg_regress-style log; a runner
+# that died without reporting a failure still counts as one.
+record_regress_log() {
+    local suite=$1 log=$2 status=$3 diffs=$4
+    local passed failed
+    passed=$(grep -cE '\.\.\. ok ' "$log" || true)
+    failed=$(grep -cE '\.\.\. (FAILED|failed)' "$log" || true)
+    if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi
+    if [ "$failed" != 0 ] && [ -f "$diffs" ]; then head -n 300 "$diffs"; fi
+    record "$suite" "$passed" "$failed"
+}
+
+# pg_regress against a temporary instance. $1 suite name, $2 config, rest: tests.
+run_pg_regress() {
+    local suite=$1 conf=$2
+    shift 2
+    local out="$WORK/$suite" status=0
+    as_pg mkdir -p "$out"
+    log "pg_regress: $suite"
+    as_pg "$PGXS_DIR/../test/regress/pg_regress" \
+        --temp-instance="$out/instance" --temp-config="$WORK/test/harness/$conf" \
+        --bindir="$BINDIR" --inputdir="$WORK" --outputdir="$out" \
+        --dbname=contrib_regression "$@" 2>&1 | tee "$out/run.log" || status=$?
+    record_regress_log "$suite" "$out/run.log" "$status" "$out/regression.diffs"
+}
+
+# --- core unit tests -------------------------------------------------------
+log "core unit tests"
+status=0
+"$CRID_ROOT/test/harness/run-core-tests.sh" | tee "$WORK/core.log" || status=$?
+line=$(grep -E '^core: [0-9]+ passed, [0-9]+ failed' "$WORK/core.log" || echo "core: 0 passed, 1 failed")
+p=$(echo "$line" | sed -E 's/core: ([0-9]+) passed.*/\1/')
+f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed/\1/')
+[ "$status" != 0 ] && [ "$f" = 0 ] && f=1
+record "core" "$p" "$f"
+
+# --- pg_regress --------------------------------------------------------------
+mapfile -t preloaded_tests < <(cd "$CRID_ROOT/sql" && ls *.sql | grep -v -e '^crid--' -e '^no_preload' | sed 's/\.sql$//')
+mapfile -t not_preloaded_tests < <(cd "$CRID_ROOT/sql" && ls no_preload*.sql | sed 's/\.sql$//')
+run_pg_regress regress-preloaded preloaded.conf "${preloaded_tests[@]}"
+run_pg_regress regress-not-preloaded not-preloaded.conf "${not_preloaded_tests[@]}"
+
+# --- isolation ---------------------------------------------------------------
+mapfile -t specs < <(cd "$CRID_ROOT/test/isolation/specs" && ls *.spec | sed 's/\.spec$//')
+out="$WORK/isolation"
+as_pg mkdir -p "$out"
+log "isolation specs"
+set +e
+as_pg "$PGXS_DIR/../test/isolation/pg_isolation_regress" \
+    --temp-instance="$out/instance" --temp-config="$WORK/test/harness/preloaded.conf" \
+    --bindir="$BINDIR" --inputdir="$WORK/test/isolation" --outputdir="$out" \
+    --dbname=isolation_regression "${specs[@]}" 2>&1 | tee "$out/run.log"
+status=${PIPESTATUS[0]}
+set -e
+record_regress_log isolation "$out/run.log" "$status" "$out/regression.diffs"
+
+# --- TAP -----------------------------------------------------------------------
+log "TAP tests"
+out="$WORK/tap"
+as_pg mkdir -p "$out"
+set +e
+(cd "$WORK/test/tap" && as_pg env PATH="$BINDIR:$PATH" TESTDIR="$out" PG_REGRESS="$PGXS_DIR/../test/regress/pg_regress" \
+    PERL5LIB="$PGXS_DIR/../test/perl" CRID_ROOT="$WORK" \
+    prove -v t/*.pl) 2>&1 | tee "$out/run.log"
+status=${PIPESTATUS[0]}
+set -e
+p=$(grep -cE '^ok [0-9]+' "$out/run.log" || true)
+f=$(grep -cE '^not ok [0-9]+' "$out/run.log" || true)
+[ "$status" != 0 ] && [ "$f" = 0 ] && f=1
+if [ "$f" != 0 ]; then
+    for l in "$out"/tmp_check/log/regress_log_*; do
+        [ -f "$l" ] && { echo "--- $l"; tail -n 60 "$l"; }
+    done
+fi
+record tap "$p" "$f"
+
+echo
+printf '%s\n' "${summary[@]}"
+echo "$total_passed passed, $total_failed failed"
+[ "$total_failed" = 0 ]
