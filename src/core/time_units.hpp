@@ -23,7 +23,12 @@ constexpr int64_t floor_div(int64_t a, int64_t b) noexcept {
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-constexpr int64_t floor_mod(int64_t a, int64_t b) noexcept { return a - floor_div(a, b) * b; }
+// The remainder that goes with floor_div, in [0, b) for b > 0; computed from
+// % so it cannot overflow near INT64_MIN.
+constexpr int64_t floor_mod(int64_t a, int64_t b) noexcept {
+    int64_t r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 
 // The Unix millisecond that contains a PostgreSQL timestamptz. Converting to
 // milliseconds before moving the epoch cannot overflow, even at the ends of
