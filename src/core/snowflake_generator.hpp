@@ -1,0 +1,103 @@
+// The snowflake generator as a pure state machine: the caller passes the clock
+// in and gets back "issue this id", "wait for the clock" or "refuse", so unit
+// tests drive it with a fake clock and the PostgreSQL side runs it over a
+// shared-memory word with compare-and-swap (claim() below).
+//
+// A node's whole state is one 64-bit word: last_unit << sequence_bits |
+// last_sequence, the time unit and sequence of the last id this node issued.
+// The empty word 0 reads as "unit 0, sequence 0 already issued": the one id at
+// the very first unit of the epoch with sequence 0 is never minted, and in
+// exchange the word needs no flag and no offset and can never repeat an id.
+//
+// Clock policy (DESIGN.md "spin, borrow, fail"), with drift = how far the
+// clock is behind the last id:
+//   clock ahead of the last id      -> issue (now, 0)
+//   same unit                       -> issue (last, seq + 1); exhausted -> wait for the next unit
+//   behind by at most wait_ms       -> wait: the caller re-reads the clock and retries
+//   behind by at most borrow_ms     -> issue on the logical clock (last, seq + 1), or
+//                                      (last + 1, 0) when exhausted, unless that would put
+//                                      the id more than borrow_ms ahead of the clock
+//   behind by more                  -> refuse, naming the drift
+#pragma once
+#include "pure_cpp.hpp"
+
+#include "monotonic_word.hpp"
+#include "snowflake_layout.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace crid::core::snowflake {
+
+// crid.clock_wait_ms and crid.clock_borrow_ms. Negative values act as 0.
+struct Policy {
+    int64_t wait_ms = 5;
+    int64_t borrow_ms = 1000;
+};
+
+struct Step {
+    enum class Kind { issue, wait, refuse };
+    Kind kind = Kind::refuse;
+    uint64_t next_state = 0;     // issue: the word to publish; otherwise the word unchanged
+    int64_t unit = 0;            // issue: time units since the epoch of the id
+    int64_t sequence = 0;        // issue: its sequence
+    int64_t wait_until_unit = 0; // wait: retry once the clock reads at least this unit
+    int64_t drift_ms = 0;        // how far the clock is behind the last id (refuse: how far
+                                 // ahead of the clock the next id would have to be)
+    bool borrowed = false;       // issue: the id is ahead of the clock (logical clock)
+    bool exhausted = false;      // the sequence of the last unit ran out: a wait for that
+                                 // reason, or a borrow that moved to the next unit
+};
+
+// The word for a last issued (unit, sequence).
+uint64_t encode_state(const Layout &layout, int64_t unit, int64_t sequence) noexcept;
+
+// The time unit and the sequence recorded in a word.
+int64_t state_unit(const Layout &layout, uint64_t state) noexcept;
+int64_t state_sequence(const Layout &layout, uint64_t state) noexcept;
+
+// The clock in time units since the layout's epoch (floor). Throws
+// datetime_out_of_range, naming the clock and the epoch, before the epoch.
+int64_t unit_of_unix_ms(const Layout &layout, int64_t unix_ms);
+
+// What to do after `state` when the clock reads `now_unit`. The layout must be
+// validated. Throws datetime_out_of_range when the clock is before the epoch or
+// the id would not fit the time field.
+Step next(const Layout &layout, const Policy &policy, uint64_t state, int64_t now_unit);
+
+// The state after a restart or crash: every later id is in a unit strictly
+// after the one containing high_water_unix_ms (the last Unix ms any id issued
+// before may carry), so it is greater than all of them. A mark before the
+// epoch gives the empty state.
+uint64_t state_after_restart(const Layout &layout, int64_t high_water_unix_ms);
+
+// The high-water mark to persist for a state: the last Unix ms of its unit.
+int64_t high_water_of(const Layout &layout, uint64_t state) noexcept;
+
+// The id of an issue step for a node and gene (range-checked by pack()).
+int64_t id_from(const Layout &layout, const Step &step, int64_t node, int64_t gene);
+
+// The error message of a refuse step: names the drift and the setting.
+std::string refusal_message(const Step &step, const Policy &policy);
+
+// The hint that goes with refusal_message().
+std::string refusal_hint(const Policy &policy);
+
+// Claims one id from a shared word. It loads the word before reading the clock
+// (`now_unit()` returns time units), so any id already in the word was minted
+// from an earlier reading: a preempted caller cannot mistake its own stale
+// reading for a clock that moved back. After a lost race it reads the clock
+// again for the same reason. Returns the issue step that it published, or a
+// wait/refuse step for the caller to act on (wait: read the clock and call
+// again; a step is never published unless it issues).
+template <Word W, class Clock>
+Step claim(W &word, const Layout &layout, const Policy &policy, Clock &&now_unit) {
+    uint64_t old = word.load();
+    for (;;) {
+        Step step = next(layout, policy, old, now_unit());
+        if (step.kind != Step::Kind::issue || word.compare_exchange(old, step.next_state))
+            return step;
+    }
+}
+
+} // namespace crid::core::snowflake

@@ -1,0 +1,126 @@
+// Snowflake bit layouts: where the time, node, sequence and gene fields sit in
+// a 64-bit id, the presets of the systems crid can decode (Twitter, Discord,
+// Instagram, Sonyflake) and the text syntax that names or spells a layout.
+//
+// Fields from the most significant bit (bit 63 stays 0 unless sign=true):
+//
+//   default order:           [0] time | node | sequence | gene
+//   order=time,sequence,node [0] time | sequence | node | gene   (Sonyflake)
+//
+// The gene is always the lowest field, so `id & (2^gene_bits - 1)` routes an id
+// to its shard without knowing the rest of the layout.
+//
+// Layout text, as accepted by layout_named():
+//
+//   A preset name (case-insensitive):
+//     twitter    epoch 2010-11-04 01:42:54.657 UTC, 1 ms, time 41 | node 10 | sequence 12
+//     discord    epoch 2015-01-01 UTC, 1 ms, time 42 | node 10 | sequence 12, sign=true;
+//                node = worker << 5 | process
+//     instagram  epoch 2011-08-24 21:07:01.721 UTC (Unix ms 1314220021721), 1 ms,
+//                time 41 | shard 13 | sequence 10, sign=true (41+13+10 = 64 bits)
+//     sonyflake  epoch 2014-09-01 UTC, 10 ms, time 39 | sequence 8 | machine 16
+//     crid       (alias default) epoch 2026-01-01 UTC, 1 ms, time 41 | node 10 | sequence 12
+//
+//   Or a custom spec: comma-separated key=value items, e.g.
+//     epoch=2020-01-01,unit=1ms,time=41,node=10,sequence=12,gene=0
+//
+//     epoch     required. 2020-01-01 (midnight UTC), 2020-01-01T12:30:00Z,
+//               2020-01-01T12:30:00.250Z (1 to 3 fraction digits), or an integer
+//               count of Unix milliseconds. From 1970-01-01 to 9999-12-31.
+//     node      required. Width of the node (worker, shard, machine) field, 0 to 16.
+//     sequence  required. Width of the per-unit sequence, 1 to 22.
+//     time      width of the time field, at least 32. Default: whatever is left
+//               of 63 bits (64 with sign=true) after node, sequence and gene.
+//     gene      width of the shard gene in the lowest bits, 0 to 16. Default 0.
+//     unit      length of one time unit: 1ms (default), 10ms, 1s, or an integer
+//               number of milliseconds.
+//     sign      true lets the time field use bit 63, as Discord and Instagram do
+//               (such ids become negative as bigint once that bit is reached).
+//               Default false.
+//     order     time,node,sequence (default) or time,sequence,node (Sonyflake);
+//               a trailing ,gene is accepted. The commas of this value are part of it.
+//
+//   Keys and words are case-insensitive, each key may appear once, and spaces
+//   around ',' and '=' are ignored. The widths must add up to exactly 63 bits
+//   (64 with sign=true). describe() prints any layout in this syntax.
+#pragma once
+#include "pure_cpp.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace crid::core::snowflake {
+
+struct Layout {
+    int64_t epoch_unix_ms = 0; // Unix ms of time zero
+    int64_t unit_ms = 1;       // length of one time unit in ms
+    int time_bits = 0;
+    int node_bits = 0;
+    int sequence_bits = 0;
+    int gene_bits = 0;
+    bool sequence_above_node = false; // Sonyflake: time | sequence | node | gene
+    bool use_sign_bit = false;        // the time field may use bit 63 (64 usable bits)
+    std::string name = "custom";      // preset name, "server", or "custom"
+};
+
+// The decoded fields of an id; time_units counts units since the epoch.
+struct Fields {
+    int64_t time_units = 0;
+    int64_t node = 0;
+    int64_t sequence = 0;
+    int64_t gene = 0;
+    friend bool operator==(const Fields &, const Fields &) = default;
+};
+
+// The presets layout_named() knows, for messages and documentation.
+inline constexpr std::string_view preset_list = "twitter, discord, instagram, sonyflake, crid (alias default)";
+
+// Returns the layout unchanged when every width, the unit and the epoch are in
+// range; else throws invalid_parameter naming the field, its value and limit.
+Layout validate(Layout layout);
+
+// A preset by name (case-insensitive) or a custom spec (syntax above), validated.
+// Throws invalid_parameter naming the offending key and value.
+Layout layout_named(std::string_view text);
+
+// The canonical custom spec of a layout; layout_named(describe(l)) is equivalent to l.
+std::string describe(const Layout &layout);
+
+// The layout of this server's settings: time gets the bits 63 leaves, in ms.
+Layout server_layout(int64_t epoch_unix_ms, int node_bits, int sequence_bits, int gene_bits);
+
+// True when two layouts lay out ids identically (their names may differ).
+bool equivalent(const Layout &a, const Layout &b) noexcept;
+
+// The largest value each field holds.
+int64_t max_time_units(const Layout &layout) noexcept;
+int64_t max_node(const Layout &layout) noexcept;
+int64_t max_sequence(const Layout &layout) noexcept;
+int64_t max_gene(const Layout &layout) noexcept;
+
+// The id of these fields. Throws numeric_out_of_range naming a field outside
+// 0 .. its maximum.
+int64_t pack(const Layout &layout, const Fields &fields);
+
+// The fields of an id. A negative id is outside a layout without the sign bit:
+// numeric_out_of_range.
+Fields unpack(const Layout &layout, int64_t id);
+
+// The Unix millisecond at which the time unit of an id begins.
+int64_t unix_ms_of(const Layout &layout, int64_t id);
+
+// The smallest id whose time unit contains unix_ms (node, sequence, gene 0): a
+// range-scan boundary. Throws datetime_out_of_range outside the layout's range.
+int64_t floor_id(const Layout &layout, int64_t unix_ms);
+
+// The Unix millisecond at which a time unit begins (unit within the layout).
+int64_t unit_start_unix_ms(const Layout &layout, int64_t unit) noexcept;
+
+// The last Unix millisecond the time field can express.
+int64_t last_unix_ms(const Layout &layout) noexcept;
+
+// A Unix millisecond as "YYYY-MM-DD HH:MM:SS.fff+00" for messages.
+std::string describe_unix_ms(int64_t unix_ms);
+
+} // namespace crid::core::snowflake
