@@ -63,3 +63,67 @@ CREATE FUNCTION uuid_extract_timestamp(uuid) RETURNS timestamptz
 CREATE FUNCTION uuid_extract_version(uuid) RETURNS smallint
     AS 'MODULE_PATHNAME', 'crid_uuid_extract_version'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+------------------------------------------------------------------------------
+-- Snowflake
+------------------------------------------------------------------------------
+
+CREATE FUNCTION snowflake_next(node integer) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'crid_snowflake_next_node'
+    LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_next(integer) IS
+    'next 64-bit snowflake id of a node (one lock-free generator per node per server; crid must be preloaded)';
+CREATE FUNCTION snowflake_next() RETURNS bigint
+    AS 'MODULE_PATHNAME', 'crid_snowflake_next'
+    LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_next() IS 'next snowflake id of the node in crid.node_id';
+CREATE FUNCTION snowflake_next(node integer, gene integer) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'crid_snowflake_next_gene'
+    LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_next(integer, integer) IS
+    'next snowflake id of a node with a shard gene in the low crid.snowflake_gene_bits';
+
+CREATE FUNCTION snowflake_to_timestamptz(id bigint) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'crid_snowflake_to_timestamptz'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION snowflake_to_timestamptz(id bigint, layout text) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'crid_snowflake_to_timestamptz'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_to_timestamptz(bigint, text) IS
+    'when a snowflake id of that layout (a preset name or a spelled-out layout) was minted';
+
+CREATE FUNCTION snowflake_parse(id bigint, OUT ts timestamptz, OUT node integer, OUT sequence integer, OUT gene integer)
+    AS 'MODULE_PATHNAME', 'crid_snowflake_parse'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION snowflake_parse(id bigint, layout text, OUT ts timestamptz, OUT node integer, OUT sequence integer, OUT gene integer)
+    AS 'MODULE_PATHNAME', 'crid_snowflake_parse'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_floor(at timestamptz) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'crid_snowflake_floor'
+    LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION snowflake_floor(at timestamptz, layout text) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'crid_snowflake_floor'
+    LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_floor(timestamptz, text) IS
+    'the smallest snowflake id of the time unit containing at: a range-scan boundary or cursor';
+
+CREATE FUNCTION snowflake_layout() RETURNS text
+    AS 'MODULE_PATHNAME', 'crid_snowflake_layout'
+    LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION snowflake_layout(layout text) RETURNS text
+    AS 'MODULE_PATHNAME', 'crid_snowflake_layout'
+    LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_layout(text) IS
+    'the canonical spelling of a snowflake layout (this server''s without an argument)';
+
+------------------------------------------------------------------------------
+-- Statistics
+------------------------------------------------------------------------------
+
+CREATE FUNCTION crid_stats(OUT family text, OUT node integer, OUT metric text, OUT value bigint)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'crid_stats'
+    LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION crid_stats() IS
+    'counters of this server''s generators: ids minted, clock waits, borrows, refusals, exhaustion waits';

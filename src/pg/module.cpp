@@ -2,6 +2,7 @@
 #include "postgres_headers.hpp"
 
 #include "shared_memory.hpp"
+#include "snowflake_settings.hpp"
 
 extern "C" {
 
@@ -9,12 +10,16 @@ PG_MODULE_MAGIC;
 
 void _PG_init(void);
 
-// Only PostgreSQL calls run here, none of which throws, so no guard is needed;
-// code added here that calls C++ must go through guarded().
+// Only PostgreSQL calls and functions that guard their own C++ run here. When
+// preloaded, a bad snowflake layout is an ERROR here, which stops the server
+// start with a message naming the setting.
 void _PG_init(void) {
-    if (process_shared_preload_libraries_in_progress)
-        crid::pg::install_shared_memory_hooks();
+    crid::pg::snowflake::define_settings();
     MarkGUCPrefixReserved("crid");
+    if (process_shared_preload_libraries_in_progress) {
+        crid::pg::snowflake::load_server_layout();
+        crid::pg::install_shared_memory_hooks();
+    }
 }
 
 } // extern "C"

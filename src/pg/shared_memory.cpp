@@ -1,34 +1,65 @@
 #include "shared_memory.hpp"
 
+#include "snowflake_high_water.hpp"
+#include "snowflake_settings.hpp"
+
 namespace crid::pg {
 
 namespace {
 
 SharedState *state = nullptr;
+SnowflakeNodeSlot *slots = nullptr;
 bool preloaded = false;
 shmem_request_hook_type previous_request_hook = nullptr;
 shmem_startup_hook_type previous_startup_hook = nullptr;
 
+constexpr const char *lock_tranche = "crid";
+
+Size slots_size() { return mul_size(sizeof(SnowflakeNodeSlot), Size(snowflake_slot_count())); }
+
 void request_shared_memory() {
     if (previous_request_hook)
         previous_request_hook();
-    RequestAddinShmemSpace(MAXALIGN(sizeof(SharedState)));
+    RequestAddinShmemSpace(add_size(sizeof(SharedState), slots_size()));
+    RequestNamedLWLockTranche(lock_tranche, 1);
 }
 
+// Runs in the postmaster at start and after every crash: the snowflake words
+// start from the high-water mark on disk, so no id repeats across either.
 void attach_shared_memory() {
     if (previous_startup_hook)
         previous_startup_hook();
-    bool found;
+    bool found_state, found_slots;
     LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-    state = static_cast<SharedState *>(ShmemInitStruct("crid", sizeof(SharedState), &found));
-    if (!found)
+    state = static_cast<SharedState *>(ShmemInitStruct("crid", sizeof(SharedState), &found_state));
+    slots = static_cast<SnowflakeNodeSlot *>(ShmemInitStruct("crid snowflake nodes", slots_size(), &found_slots));
+    if (!found_state) {
         pg_atomic_init_u64(&state->uuidv7_tick, 0);
+        state->snowflake_persist_lock = &(GetNamedLWLockTranche(lock_tranche))->lock;
+        pg_atomic_init_u64(&state->snowflake_persists, 0);
+        int64_t high_water = snowflake::read_high_water();
+        pg_atomic_init_u64(&state->snowflake_persisted_ms, uint64(high_water < 0 ? 0 : high_water));
+        uint64_t start = snowflake::state_after_restart(high_water);
+        for (int64_t i = 0; i < snowflake_slot_count(); ++i) {
+            SnowflakeNodeSlot &s = slots[i];
+            pg_atomic_init_u64(&s.state, start);
+            pg_atomic_init_u64(&s.minted, 0);
+            pg_atomic_init_u64(&s.clock_waits, 0);
+            pg_atomic_init_u64(&s.clock_borrows, 0);
+            pg_atomic_init_u64(&s.clock_refusals, 0);
+            pg_atomic_init_u64(&s.exhaustion_waits, 0);
+        }
+    }
     LWLockRelease(AddinShmemInitLock);
 }
 
 } // namespace
 
 SharedState *shared_state() noexcept { return state; }
+
+SnowflakeNodeSlot *snowflake_slots() noexcept { return slots; }
+
+int64_t snowflake_slot_count() noexcept { return int64_t(1) << snowflake::server_layout().node_bits; }
 
 bool crid_preloaded() noexcept { return preloaded; }
 

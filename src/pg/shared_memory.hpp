@@ -8,14 +8,31 @@
 
 namespace crid::pg {
 
-// The server-wide words. Each lives on its own cache line, so backends that
-// mint different kinds of id do not slow each other down.
+// One snowflake node: its generator word and counters, alone on a cache line
+// so that backends minting for different nodes never slow each other down.
+struct alignas(PG_CACHE_LINE_SIZE) SnowflakeNodeSlot {
+    pg_atomic_uint64 state;            // last (unit, sequence) issued, see snowflake_generator.hpp
+    pg_atomic_uint64 minted;           // ids handed out
+    pg_atomic_uint64 clock_waits;      // waits for a clock that stepped back a little
+    pg_atomic_uint64 clock_borrows;    // ids issued ahead of the clock
+    pg_atomic_uint64 clock_refusals;   // errors for a clock too far behind
+    pg_atomic_uint64 exhaustion_waits; // waits for the next ms after 2^sequence_bits ids
+};
+
 struct SharedState {
     alignas(PG_CACHE_LINE_SIZE) pg_atomic_uint64 uuidv7_tick; // last UUIDv7 tick handed out
+    // The snowflake high-water mark on disk: no id may carry a later ms.
+    alignas(PG_CACHE_LINE_SIZE) pg_atomic_uint64 snowflake_persisted_ms;
+    pg_atomic_uint64 snowflake_persists; // how often it was written
+    LWLock *snowflake_persist_lock;      // one writer of the file at a time
 };
 
 // The state, or nullptr when crid was not preloaded.
 SharedState *shared_state() noexcept;
+
+// The snowflake node slots (1 << crid.snowflake_node_bits of them), or nullptr.
+SnowflakeNodeSlot *snowflake_slots() noexcept;
+int64_t snowflake_slot_count() noexcept;
 
 // True in a server that loaded crid through shared_preload_libraries.
 bool crid_preloaded() noexcept;

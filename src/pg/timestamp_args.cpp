@@ -1,5 +1,7 @@
 #include "timestamp_args.hpp"
 
+#include "../core/time_units.hpp"
+
 namespace crid::pg {
 
 int64_t finite_timestamp_arg(FunctionCallInfo fcinfo, int n, const char *function) {
@@ -13,6 +15,16 @@ int64_t finite_timestamp_arg(FunctionCallInfo fcinfo, int n, const char *functio
                         errmsg("%s: timestamp %s cannot be encoded in an id", function,
                                TIMESTAMP_IS_NOBEGIN(at) ? "-infinity" : "infinity")));
     return at;
+}
+
+TimestampTz timestamptz_from_unix_ms(int64_t unix_ms) {
+    int64_t pg_ms, pg_us;
+    if (__builtin_sub_overflow(unix_ms, core::pg_epoch_unix_us / core::us_per_ms, &pg_ms) ||
+        __builtin_mul_overflow(pg_ms, core::us_per_ms, &pg_us) || !IS_VALID_TIMESTAMP(pg_us))
+        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                        errmsg("the time of this id, %lld ms after 1970-01-01, is out of range for timestamptz",
+                               static_cast<long long>(unix_ms))));
+    return pg_us;
 }
 
 core::Uuid uuid_arg(FunctionCallInfo fcinfo, int n) {

@@ -12,6 +12,10 @@ namespace crid::pg {
 // 22008 for ±infinity, naming `function`.
 int64_t finite_timestamp_arg(FunctionCallInfo fcinfo, int n, const char *function);
 
+// A Unix millisecond as a timestamptz; ERROR 22008 when a decoded id lies
+// beyond what timestamptz holds (possible with wide custom layouts).
+TimestampTz timestamptz_from_unix_ms(int64_t unix_ms);
+
 // Argument `n` as a core UUID (the function must be STRICT or check NULL).
 core::Uuid uuid_arg(FunctionCallInfo fcinfo, int n);
 

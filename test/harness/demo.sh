@@ -22,9 +22,10 @@ start() {
     DIR=$(demo_dir)
     as_pg mkdir -p "$DIR"
     stop_server "$DIR/data"
+    as_pg rm -rf "$DIR/data" # throwaway: every demo starts from a new cluster
     PORT=$(free_port 54329)
     log "starting PostgreSQL on port $PORT, data in $DIR/data"
-    start_server "$DIR/data" "$PORT" <<<"shared_preload_libraries = 'crid'"
+    printf "shared_preload_libraries = 'crid'\ncrid.node_id = 1\n" | start_server "$DIR/data" "$PORT"
     psql_demo -q -c "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS crid;"
     psql_demo -q -f "$CRID_ROOT/test/harness/demo.sql"
     cat <<MSG
@@ -41,7 +42,7 @@ stop() {
         if [ -f "$d/data/postmaster.pid" ]; then
             stop_server "$d/data"
             stopped=1
-            log "stopped the demo server in $d (its data stays; delete the folder to start afresh)"
+            log "stopped the demo server in $d "
         fi
     done
     [ "$stopped" = 1 ] || log "no demo server is running"

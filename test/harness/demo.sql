@@ -9,3 +9,8 @@ SELECT uuid_generate_v7('2024-05-06 07:08:09+00') AS at_a_time,
        uuid_generate_v7_deterministic('2024-05-06 07:08:09+00', 'order-1001'::text) AS deterministic;
 \echo '--- A range scan boundary: the smallest UUIDv7 of a millisecond'
 SELECT uuid_v7_floor(now() - interval '1 hour') AS one_hour_ago_floor;
+\echo '--- Snowflake: 64-bit ids of node 1 (crid.node_id), decoded'
+SELECT id AS snowflake_next, p.*
+FROM (SELECT snowflake_next() AS id FROM generate_series(1, 3)) s, LATERAL snowflake_parse(id) p;
+\echo '--- Decoding ids of other systems: Discord''s documented example'
+SELECT * FROM snowflake_parse(175928847299117063, 'discord');

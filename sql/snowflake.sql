@@ -1,0 +1,120 @@
+-- Snowflake with crid preloaded and the default layout: minting, decoding of
+-- this server's ids and of every preset against published examples, layouts
+-- spelled out, boundaries, statistics, and every kind of bad input.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS crid;
+RESET client_min_messages;
+SET timezone = 'UTC';
+
+SELECT snowflake_layout();
+SHOW crid.node_id;
+
+-- Minting on explicit nodes: decodes to now, the node, sequences in order.
+SELECT p.node, p.gene, abs(extract(epoch FROM p.ts - clock_timestamp())) < 5 AS now_ish
+FROM (SELECT snowflake_next(7) AS id) s, LATERAL snowflake_parse(id) p;
+SELECT snowflake_to_timestamptz(snowflake_next(1023)) <= clock_timestamp() AS decodes_to_the_past;
+
+-- 300,000 ids of one node, one session: strictly increasing, all distinct,
+-- and each millisecond holds at most 4096 of them.
+CREATE TEMP TABLE sf AS SELECT n, snowflake_next(3) AS id FROM generate_series(1, 300000) n;
+SELECT count(*) AS ids, count(DISTINCT id) AS distinct_ids,
+       count(*) FILTER (WHERE prev >= id) AS out_of_order,
+       bool_and((snowflake_parse(id)).node = 3) AS all_node_3
+FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM sf) s;
+SELECT max(per_ms) <= 4096 AS sequence_within_layout
+FROM (SELECT id >> 22, count(*) AS per_ms FROM sf GROUP BY 1) s;
+
+-- snowflake_next() takes the node from crid.node_id (superuser-settable).
+SET crid.node_id = 42;
+SELECT (snowflake_parse(snowflake_next())).node AS node_from_setting;
+RESET crid.node_id;
+
+-- Range boundaries: the floor of a millisecond sorts before its ids.
+SELECT snowflake_floor('2026-01-01 00:00:00+00') AS epoch_floor,
+       snowflake_floor('2026-01-01 00:00:00.001+00') AS one_ms_later;
+SELECT snowflake_floor(now() - interval '1 second') < snowflake_next(5)
+   AND snowflake_next(5) < snowflake_floor(now() + interval '1 hour') AS floor_brackets_now;
+SELECT snowflake_to_timestamptz(snowflake_floor('2026-03-04 05:06:07.089+00'));
+
+-- Published examples of every preset.
+-- Discord's developer documentation: 175928847299117063 is 2016-04-30
+-- 11:18:25.796 UTC, worker 1, process 0, increment 7 (node = worker << 5 | process).
+SELECT * FROM snowflake_parse(175928847299117063, 'discord');
+-- Instagram's "Sharding & IDs at Instagram": 1387263000 ms after the epoch,
+-- shard 1341, sequence 5001 % 1024.
+SELECT * FROM snowflake_parse((1387263000::bigint << 23) | (1341 << 10) | (5001 % 1024), 'instagram');
+-- Twitter's developer documentation ("Tweet object"): id 1050118621198921728
+-- was created "Wed Oct 10 20:19:24 +0000 2018".
+SELECT * FROM snowflake_parse(1050118621198921728, 'twitter');
+SELECT date_trunc('second', snowflake_to_timestamptz(1050118621198921728, 'TWITTER')) AS created_at;
+-- Sonyflake: 39 bits of 10 ms since 2014-09-01, an 8-bit sequence above the
+-- 16-bit machine id.
+SELECT * FROM snowflake_parse((123456789::bigint << 24) | (5 << 16) | 4242, 'sonyflake');
+SELECT snowflake_floor('2016-04-30 11:18:25.796+00', 'discord') = 175928847299117063 & ~((1::bigint << 22) - 1) AS discord_floor;
+
+-- Layouts spelled out, and their canonical form.
+SELECT snowflake_layout('twitter'), snowflake_layout('discord');
+SELECT snowflake_layout('instagram'), snowflake_layout('sonyflake');
+SELECT snowflake_layout('epoch=2020-01-01, node=8, sequence=14, gene=2');
+SELECT * FROM snowflake_parse(123456789012345, 'epoch=2020-01-01,unit=1ms,time=39,node=8,sequence=14,gene=2');
+SELECT snowflake_to_timestamptz(123456789012345, 'epoch=1577836800000,unit=10ms,node=8,sequence=14');
+
+-- Statistics: the nodes used above, with their counters.
+SELECT node, metric, value > 0 AS counted FROM crid_stats()
+WHERE family = 'snowflake' AND node = 3 ORDER BY metric;
+
+-- Bad input --------------------------------------------------------------------
+\set VERBOSITY default
+SELECT snowflake_next(-1);
+SELECT snowflake_next(1024);
+SELECT snowflake_next(1, 0) > 0 AS gene_zero_is_no_gene;
+SELECT snowflake_next(1, 1);
+SELECT snowflake_next();
+SELECT snowflake_next(NULL) IS NULL AS strict_next;
+SELECT snowflake_parse(-5);
+SELECT snowflake_to_timestamptz(1, 'twitterx');
+SELECT snowflake_to_timestamptz(1, '');
+SELECT snowflake_to_timestamptz(1, NULL) IS NULL AS strict_decoder;
+SELECT snowflake_to_timestamptz(1, 'epoch=2020-01-01,node=10,sequence=12,colour=blue');
+SELECT snowflake_to_timestamptz(1, 'epoch=2020-01-01,node=10,sequence=12,node=3');
+SELECT snowflake_to_timestamptz(1, 'epoch=2020-13-01,node=10,sequence=12');
+SELECT snowflake_to_timestamptz(1, 'epoch=2020-01-01,node=20,sequence=12');
+SELECT snowflake_to_timestamptz(1, 'epoch=2020-01-01,time=30,node=10,sequence=12');
+SELECT snowflake_to_timestamptz(1, 'epoch=2020-01-01,time=41,node=10,sequence=10');
+SELECT snowflake_to_timestamptz(1, 'node=10,sequence=12');
+SELECT snowflake_floor('2025-12-31 23:59:59.999+00');
+SELECT snowflake_floor('2010-01-01', 'twitter');
+SELECT snowflake_floor('infinity');
+SELECT snowflake_floor(NULL);
+SELECT snowflake_floor('2026-01-01', NULL);
+SELECT snowflake_floor('3000-01-01', 'sonyflake');
+SELECT snowflake_layout(NULL);
+SELECT snowflake_to_timestamptz(9223372036854775807, 'epoch=2020-01-01,node=0,sequence=1');
+-- An ordinary role: can mint, cannot choose the node setting.
+CREATE ROLE crid_ordinary;
+SET ROLE crid_ordinary;
+SELECT snowflake_next(9) > 0 AS ordinary_role_mints;
+SET crid.node_id = 5;
+RESET ROLE;
+DROP ROLE crid_ordinary;
+-- Layout settings are fixed at server start.
+SET crid.snowflake_node_bits = 8;
+SET crid.clock_borrow_ms = 10;
+
+CREATE FUNCTION pg_temp.sqlstate_of(query text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE query;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE;
+END $$;
+SELECT query, pg_temp.sqlstate_of(query) AS sqlstate FROM (VALUES
+    ('SELECT snowflake_next(-1)'),
+    ('SELECT snowflake_next(1, 1)'),
+    ('SELECT snowflake_next()'),
+    ('SELECT snowflake_parse(-5)'),
+    ($q$SELECT snowflake_parse(1, 'nope')$q$),
+    ($q$SELECT snowflake_floor('2025-12-31')$q$),
+    ($q$SELECT snowflake_floor('infinity')$q$),
+    ($q$SELECT snowflake_floor(NULL)$q$)
+) v(query);

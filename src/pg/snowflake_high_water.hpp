@@ -1,0 +1,23 @@
+// The snowflake high-water mark on disk: a Unix millisecond that no snowflake
+// id of this server has passed. Read once when shared memory is (re)built, and
+// pushed forward ahead of the ids, about once a second, so a restart or crash
+// resumes above every id handed out, even with the clock behind. Written to a
+// file in the data directory with fsync and an atomic rename.
+#pragma once
+
+#include "postgres_headers.hpp"
+
+namespace crid::pg::snowflake {
+
+// The mark on disk, or -1 when there is none yet. ERROR if it is unreadable.
+int64_t read_high_water();
+
+// The generator word every node starts from after a restart at that mark.
+uint64_t state_after_restart(int64_t high_water_ms);
+
+// Makes sure the mark on disk is at least `unix_ms` before an id of that
+// millisecond is returned; writes (and fsyncs) only when it must, then jumps
+// the mark ahead so the next write is about a second away.
+void ensure_high_water(int64_t unix_ms);
+
+} // namespace crid::pg::snowflake

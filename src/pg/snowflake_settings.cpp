@@ -1,0 +1,156 @@
+#include "snowflake_settings.hpp"
+
+#include "boundary.hpp"
+
+#include "../core/clock.hpp"
+#include "../core/node_set.hpp"
+#include "../core/time_units.hpp"
+
+#include <cstdlib>
+
+namespace crid::pg::snowflake {
+
+namespace {
+
+char *epoch_text = nullptr;
+int node_bits = 10;
+int sequence_bits = 12;
+int gene_bits = 0;
+int clock_wait_ms = 5;
+int clock_borrow_ms = 1000;
+int node_id = -1;
+char *allowed_nodes_text = nullptr;
+
+// Parsed by the check hook, installed by the assign hook (which must not fail).
+core::NodeSet allowed_nodes;
+
+core::snowflake::Layout layout;
+bool layout_loaded = false;
+// The settings the layout was built from; without preloading they can change
+// on reload, and the layout follows them.
+char loaded_epoch[128];
+int loaded_bits[3];
+
+bool settings_changed() {
+    return std::strcmp(loaded_epoch, epoch_text) != 0 || loaded_bits[0] != node_bits ||
+           loaded_bits[1] != sequence_bits || loaded_bits[2] != gene_bits;
+}
+
+bool check_allowed_nodes(char **newval, void **extra, GucSource) {
+    core::NodeSet parsed;
+    char message[256] = "";
+    try {
+        parsed = core::NodeSet::parse(*newval ? *newval : "");
+    } catch (const std::exception &e) {
+        std::snprintf(message, sizeof message, "%s", e.what());
+    }
+    if (message[0]) {
+        GUC_check_errdetail("%s", message);
+        return false;
+    }
+    // PostgreSQL 15 frees a GUC's extra with free().
+    auto *copy = static_cast<core::NodeSet *>(std::malloc(sizeof(core::NodeSet)));
+    if (!copy)
+        return false;
+    std::memcpy(static_cast<void *>(copy), &parsed, sizeof parsed);
+    *extra = copy;
+    return true;
+}
+
+void assign_allowed_nodes(const char *, void *extra) {
+    if (extra)
+        std::memcpy(static_cast<void *>(&allowed_nodes), extra, sizeof allowed_nodes);
+}
+
+// The epoch setting as Unix milliseconds, parsed like any timestamptz literal.
+int64_t epoch_unix_ms() {
+    Datum ts = DirectFunctionCall3(timestamptz_in, CStringGetDatum(epoch_text), ObjectIdGetDatum(InvalidOid),
+                                   Int32GetDatum(-1));
+    TimestampTz at = DatumGetTimestampTz(ts);
+    if (TIMESTAMP_NOT_FINITE(at))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("crid.snowflake_epoch must be a finite time, not \"%s\"", epoch_text)));
+    return core::unix_ms_from_pg_us_floor(at);
+}
+
+} // namespace
+
+void define_settings() {
+    // Layout settings are fixed at server start when crid is preloaded. A
+    // backend that loads crid later may not create postmaster settings; there
+    // they only steer decoding (nothing is minted), so a reload may change them.
+    const GucContext layout_context = process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP;
+    DefineCustomStringVariable("crid.snowflake_epoch", "Time zero of this server's snowflake ids.",
+                               "Fixed at server start: generation and decoding must agree.", &epoch_text,
+                               "2026-01-01 00:00:00+00", layout_context, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("crid.snowflake_node_bits", "Width of the node field of snowflake ids.", nullptr,
+                            &node_bits, 10, 0, 16, layout_context, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("crid.snowflake_sequence_bits", "Width of the per-millisecond sequence of snowflake ids.",
+                            nullptr, &sequence_bits, 12, 1, 22, layout_context, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("crid.snowflake_gene_bits", "Width of the shard gene in the low bits of snowflake ids.",
+                            nullptr, &gene_bits, 0, 0, 16, layout_context, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("crid.clock_wait_ms",
+                            "A clock step back of at most this many ms waits for the clock to catch up.", nullptr,
+                            &clock_wait_ms, 5, 0, 60000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("crid.clock_borrow_ms",
+                            "A clock step back of at most this many ms continues on a logical clock ahead of it.",
+                            "Beyond it, generation fails rather than risk a repeated id.", &clock_borrow_ms, 1000, 0,
+                            3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("crid.node_id", "The snowflake node of snowflake_next() without arguments.",
+                            "-1 means unset. Only superusers and the server configuration may set it.", &node_id,
+                            -1, -1, 65535, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable("crid.snowflake_nodes", "The snowflake nodes this server may mint for.",
+                               "Ranges such as '0-15,32'; empty means every node of the layout.",
+                               &allowed_nodes_text, "", PGC_SIGHUP, 0, check_allowed_nodes, assign_allowed_nodes,
+                               nullptr);
+}
+
+void load_server_layout() {
+    int64_t epoch = epoch_unix_ms();
+    int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
+    if (epoch > now_ms)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("crid.snowflake_epoch \"%s\" is in the future", epoch_text),
+                        errhint("Ids count time from the epoch; choose a past time.")));
+    int nb = node_bits, sb = sequence_bits, gb = gene_bits;
+    // The layout is assigned inside the guard: it owns a std::string, which
+    // must not live in a frame that ereport may leave.
+    pg::guarded([&] {
+        if (63 - nb - sb - gb < 32)
+            throw core::Error(core::ErrorKind::invalid_parameter,
+                              "crid.snowflake_node_bits (" + std::to_string(nb) + ") + crid.snowflake_sequence_bits (" +
+                                  std::to_string(sb) + ") + crid.snowflake_gene_bits (" + std::to_string(gb) +
+                                  ") leave " + std::to_string(63 - nb - sb - gb) +
+                                  " time bits; at least 32 are needed",
+                              "Lower the node, sequence or gene bits so they add up to at most 31.");
+        layout = core::snowflake::server_layout(epoch, nb, sb, gb);
+        layout_loaded = true;
+    });
+    std::snprintf(loaded_epoch, sizeof loaded_epoch, "%s", epoch_text);
+    loaded_bits[0] = nb;
+    loaded_bits[1] = sb;
+    loaded_bits[2] = gb;
+}
+
+const core::snowflake::Layout &server_layout() { return layout; }
+
+const core::snowflake::Layout &server_layout_or_error() {
+    if (!layout_loaded || settings_changed())
+        load_server_layout();
+    return layout;
+}
+
+core::snowflake::Policy current_policy() { return {clock_wait_ms, clock_borrow_ms}; }
+
+int configured_node() { return node_id; }
+
+void check_node_allowed(int64_t node) {
+    if (!allowed_nodes.contains(node))
+        ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                        errmsg("this server may not mint snowflake ids for node %lld", static_cast<long long>(node)),
+                        errdetail("crid.snowflake_nodes is \"%s\".", allowed_nodes_text),
+                        errhint("Another server owns that node; ask its administrator, or change "
+                                "crid.snowflake_nodes in this server's configuration.")));
+}
+
+} // namespace crid::pg::snowflake

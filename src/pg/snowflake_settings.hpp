@@ -1,0 +1,33 @@
+// The snowflake settings (crid.snowflake_*, crid.node_id, crid.clock_*): their
+// GUC definitions, and the validated layout and policy built from them.
+#pragma once
+
+#include "postgres_headers.hpp"
+
+#include "../core/snowflake_generator.hpp"
+
+namespace crid::pg::snowflake {
+
+// Defines the GUCs; called from _PG_init.
+void define_settings();
+
+// Validates the layout settings and builds the server layout; ereports
+// (naming the setting) when they are wrong. In the postmaster this stops the
+// server start, as a layout that generation and decoding disagree on must.
+void load_server_layout();
+
+// The server layout (load_server_layout() must have succeeded in this process;
+// server_layout_or_error() ensures it).
+const core::snowflake::Layout &server_layout();
+const core::snowflake::Layout &server_layout_or_error();
+
+// crid.clock_wait_ms and crid.clock_borrow_ms as they are now (SIGHUP settings).
+core::snowflake::Policy current_policy();
+
+// crid.node_id, or -1 when unset.
+int configured_node();
+
+// ERROR unless crid.snowflake_nodes lets this server mint for `node`.
+void check_node_allowed(int64_t node);
+
+} // namespace crid::pg::snowflake

@@ -1,0 +1,100 @@
+#include "snowflake_source.hpp"
+
+#include "boundary.hpp"
+#include "shared_memory.hpp"
+#include "snowflake_high_water.hpp"
+#include "snowflake_settings.hpp"
+
+#include "../core/clock.hpp"
+#include "../core/time_units.hpp"
+
+namespace crid::pg::snowflake {
+
+namespace {
+
+using core::snowflake::Step;
+
+void require_preloaded() {
+    if (!crid_preloaded() || !shared_state())
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("snowflake generation needs crid in shared_preload_libraries"),
+                        errhint("Add crid to shared_preload_libraries in postgresql.conf and restart the server; "
+                                "decoding works without it.")));
+}
+
+void check_ranges(const core::snowflake::Layout &layout, int64_t node, int64_t gene) {
+    int64_t max_node = core::snowflake::max_node(layout);
+    if (node < 0 || node > max_node)
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                        errmsg("snowflake node %lld is out of range", static_cast<long long>(node)),
+                        errdetail("crid.snowflake_node_bits = %d allows nodes 0 to %lld.", layout.node_bits,
+                                  static_cast<long long>(max_node))));
+    int64_t max_gene = core::snowflake::max_gene(layout);
+    if (gene < 0 || gene > max_gene) {
+        if (layout.gene_bits == 0)
+            ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                            errmsg("snowflake ids of this server carry no gene"),
+                            errhint("Set crid.snowflake_gene_bits (and restart) to reserve low bits for a shard gene.")));
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                        errmsg("snowflake gene %lld is out of range", static_cast<long long>(gene)),
+                        errdetail("crid.snowflake_gene_bits = %d allows genes 0 to %lld.", layout.gene_bits,
+                                  static_cast<long long>(max_gene))));
+    }
+}
+
+// Waits, interruptibly, until the clock reaches `until_unix_ms`. An exhausted
+// sequence needs at most the rest of one millisecond, which a sleep would
+// overshoot many times over, so it spins; a clock that stepped back is slept
+// on, a millisecond at a time.
+void wait_for_clock(int64_t until_unix_ms, bool spin) {
+    for (;;) {
+        CHECK_FOR_INTERRUPTS();
+        int64_t ahead_us = until_unix_ms * 1000 - core::wall_clock_ns() / core::ns_per_us;
+        if (ahead_us <= 0)
+            return;
+        if (spin && ahead_us <= 1000)
+            pg_spin_delay();
+        else
+            pg_usleep(ahead_us > 1000 ? 1000 : long(ahead_us));
+    }
+}
+
+} // namespace
+
+int64_t mint(int64_t node, int64_t gene) {
+    require_preloaded();
+    const core::snowflake::Layout &layout = server_layout();
+    check_ranges(layout, node, gene);
+    check_node_allowed(node);
+    const core::snowflake::Policy policy = current_policy();
+    SnowflakeNodeSlot &slot = snowflake_slots()[node];
+    SharedWord word{&slot.state};
+    for (;;) {
+        Step step = pg::guarded([&] {
+            return core::snowflake::claim(word, layout, policy, [&] {
+                return core::snowflake::unit_of_unix_ms(layout, core::wall_clock_ns() / core::ns_per_ms);
+            });
+        });
+        if (step.kind == Step::Kind::issue) {
+            pg_atomic_fetch_add_u64(&slot.minted, 1);
+            if (step.borrowed)
+                pg_atomic_fetch_add_u64(&slot.clock_borrows, 1);
+            ensure_high_water(core::snowflake::unit_start_unix_ms(layout, step.unit));
+            return pg::guarded([&] { return core::snowflake::id_from(layout, step, node, gene); });
+        }
+        if (step.kind == Step::Kind::wait) {
+            pg_atomic_fetch_add_u64(step.exhausted ? &slot.exhaustion_waits : &slot.clock_waits, 1);
+            wait_for_clock(core::snowflake::unit_start_unix_ms(layout, step.wait_until_unit), step.exhausted);
+            continue;
+        }
+        pg_atomic_fetch_add_u64(&slot.clock_refusals, 1);
+        char message[512], hint[512];
+        pg::guarded([&] {
+            std::snprintf(message, sizeof message, "%s", core::snowflake::refusal_message(step, policy).c_str());
+            std::snprintf(hint, sizeof hint, "%s", core::snowflake::refusal_hint(policy).c_str());
+        });
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("%s", message), errhint("%s", hint)));
+    }
+}
+
+} // namespace crid::pg::snowflake

@@ -1,0 +1,59 @@
+// crid_stats(): the counters of every generator of this server, one row per
+// (family, node, metric), so new families add rows rather than columns.
+#include "postgres_headers.hpp"
+
+#include "shared_memory.hpp"
+
+extern "C" {
+#include "access/htup_details.h"
+}
+
+namespace {
+
+struct Metric {
+    const char *name;
+    pg_atomic_uint64 crid::pg::SnowflakeNodeSlot::*field;
+};
+
+constexpr Metric snowflake_metrics[] = {
+    {"ids", &crid::pg::SnowflakeNodeSlot::minted},
+    {"clock_waits", &crid::pg::SnowflakeNodeSlot::clock_waits},
+    {"clock_borrows", &crid::pg::SnowflakeNodeSlot::clock_borrows},
+    {"clock_refusals", &crid::pg::SnowflakeNodeSlot::clock_refusals},
+    {"exhaustion_waits", &crid::pg::SnowflakeNodeSlot::exhaustion_waits},
+};
+
+void put_row(ReturnSetInfo *rsinfo, const char *family, int node, const char *metric, uint64 value) {
+    Datum values[4] = {CStringGetTextDatum(family), Int32GetDatum(node), CStringGetTextDatum(metric),
+                       Int64GetDatum(int64(value))};
+    bool nulls[4] = {false, node < 0, false, false};
+    tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+} // namespace
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(crid_stats);
+
+// crid_stats() -> (family, node, metric, value); snowflake nodes that minted
+// nothing are left out. Empty when crid is not preloaded.
+Datum crid_stats(PG_FUNCTION_ARGS) {
+    InitMaterializedSRF(fcinfo, 0);
+    ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+    crid::pg::SharedState *shared = crid::pg::shared_state();
+    if (!shared)
+        return (Datum)0;
+    put_row(rsinfo, "snowflake", -1, "high_water_writes", pg_atomic_read_u64(&shared->snowflake_persists));
+    crid::pg::SnowflakeNodeSlot *slots = crid::pg::snowflake_slots();
+    for (int64_t n = 0; n < crid::pg::snowflake_slot_count(); ++n) {
+        crid::pg::SnowflakeNodeSlot &slot = slots[n];
+        if (pg_atomic_read_u64(&slot.minted) == 0 && pg_atomic_read_u64(&slot.clock_refusals) == 0)
+            continue;
+        for (const Metric &m : snowflake_metrics)
+            put_row(rsinfo, "snowflake", int(n), m.name, pg_atomic_read_u64(&(slot.*m.field)));
+    }
+    return (Datum)0;
+}
+
+} // extern "C"

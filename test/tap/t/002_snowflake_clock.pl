@@ -1,0 +1,127 @@
+# The snowflake clock policy against a server whose clock really moves
+# (libfaketime): a few ms back waits, hundreds of ms back borrows, seconds back
+# refuses naming the drift; then restarts and crashes with the clock behind
+# never give an id smaller than one handed out before.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../lib";
+use CridTest;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $faketime = (grep { -e $_ } map { "$_/faketime/libfaketime.so.1" } '/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib')[0];
+plan skip_all => 'libfaketime is not installed' unless $faketime;
+
+my $offset_file = PostgreSQL::Test::Utils::tempdir() . '/clock_offset';
+sub set_clock_offset
+{
+	my ($spec) = @_;
+	open(my $fh, '>', $offset_file) or die "cannot write $offset_file: $!";
+	print $fh "$spec\n";
+	close $fh;
+}
+set_clock_offset('+0');
+
+# The server (and every backend) reads its clock through libfaketime, which
+# applies the offset in the file on every read.
+local $ENV{LD_PRELOAD} = $faketime;
+local $ENV{FAKETIME_TIMESTAMP_FILE} = $offset_file;
+local $ENV{FAKETIME_NO_CACHE} = '1';
+local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
+
+my $node = crid_node('snowflake_clock', conf => "crid.clock_wait_ms = 5\ncrid.clock_borrow_ms = 1000\nrestart_after_crash = on\n");
+$node->safe_psql('postgres', 'CREATE TABLE ids (phase text, id bigint)');
+
+sub mint
+{
+	my ($phase, $count) = @_;
+	$node->safe_psql('postgres',
+		"INSERT INTO ids SELECT '$phase', snowflake_next(1) FROM generate_series(1, $count)");
+}
+sub all_increasing
+{
+	my ($before, $after) = @_;
+	return $node->safe_psql(
+		'postgres', qq{
+		SELECT (SELECT min(id) FROM ids WHERE phase = '$after') > (SELECT max(id) FROM ids WHERE phase = '$before')});
+}
+sub counter
+{
+	my ($metric) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT coalesce(sum(value), 0) FROM crid_stats() WHERE family = 'snowflake' AND node = 1 AND metric = '$metric'");
+}
+
+mint('start', 20000);
+
+# A few ms back: within crid.clock_wait_ms, the generator waits it out.
+set_clock_offset('-0.003');
+mint('back_3ms', 2000);
+is(all_increasing('start', 'back_3ms'), 't', 'clock 3 ms back: every id greater than before');
+
+# Hundreds of ms back: within crid.clock_borrow_ms, ids continue ahead of the clock.
+set_clock_offset('-0.400');
+mint('back_400ms', 20000);
+is(all_increasing('back_3ms', 'back_400ms'), 't', 'clock 400 ms back: every id greater than before');
+cmp_ok(counter('clock_borrows'), '>', 0, 'and those ids were borrowed from a logical clock');
+
+# Seconds back: refuse, naming the drift and the setting.
+set_clock_offset('-5');
+my ($ret, $out, $err) = $node->psql('postgres', 'SELECT snowflake_next(1)');
+isnt($ret, 0, 'clock 5 s back: snowflake_next refuses');
+like($err, qr/clock moved back by \d+ ms/, 'the error names the drift');
+like($err, qr/crid\.clock_borrow_ms/, 'and the setting to change');
+cmp_ok(counter('clock_refusals'), '>', 0, 'refusals are counted');
+
+# Another node is not affected by node 1's history.
+is($node->safe_psql('postgres', 'SELECT snowflake_next(2) > 0'), 't', 'a fresh node mints with the clock behind');
+
+# The clock is fixed: generation resumes, still increasing.
+set_clock_offset('+0');
+mint('fixed', 2000);
+is(all_increasing('back_400ms', 'fixed'), 't', 'clock restored: generation resumes, ids greater');
+
+# Restart with the clock behind by more than the borrow window: refused, not repeated.
+$node->stop('fast');
+set_clock_offset('-10');
+$node->start;
+($ret, $out, $err) = $node->psql('postgres', 'SELECT snowflake_next(1)');
+isnt($ret, 0, 'restarted 10 s behind: refused rather than reusing the past');
+like($err, qr/clock moved back by \d+ ms/, 'with the drift in the message');
+
+# Restart with the clock a little behind, within the borrow window.
+$node->stop('fast');
+set_clock_offset('+0');
+$node->append_conf('postgresql.conf', "crid.clock_borrow_ms = 3000\n");
+$node->start;
+mint('warm', 1000);
+$node->stop('fast');
+set_clock_offset('-0.8');
+$node->start;
+mint('after_restart_behind', 5000);
+is(all_increasing('warm', 'after_restart_behind'), 't', 'restart with the clock 800 ms behind: every id greater');
+
+# A crash: kill -9 of a backend makes the postmaster rebuild shared memory.
+set_clock_offset('+0');
+mint('before_crash', 5000);
+my $victim = $node->background_psql('postgres');
+my $pid = $victim->query_safe('SELECT pg_backend_pid()');
+kill 'KILL', $pid;
+eval { $victim->quit };    # its backend is gone
+$node->poll_query_until('postgres', 'SELECT true') or die 'server did not come back after the crash';
+set_clock_offset('-0.5');
+mint('after_crash', 5000);
+is(all_increasing('before_crash', 'after_crash'), 't', 'kill -9 of a backend, clock 500 ms back: every id greater');
+
+# Immediate shutdown (no clean checkpoint), clock behind.
+mint('before_immediate', 5000);
+$node->stop('immediate');
+set_clock_offset('-0.5');
+$node->start;
+mint('after_immediate', 5000);
+is(all_increasing('before_immediate', 'after_immediate'), 't', 'immediate shutdown, clock 500 ms back: every id greater');
+
+is($node->safe_psql('postgres', 'SELECT count(*) = count(DISTINCT id) FROM ids'), 't', 'no id was ever handed out twice');
+$node->stop;
+done_testing();
