@@ -25,6 +25,11 @@ include $(PGXS)
 
 override CPPFLAGS := $(patsubst -I$(includedir_server),-isystem $(includedir_server),$(CPPFLAGS))
 
+# Rebuild an object when a header it includes changes (PGXS tracks only the
+# source file): structs in shared memory must agree across every object.
+override CPPFLAGS += -MMD -MP
+-include $(OBJS:.o=.d)
+
 # src/core must stay free of PostgreSQL: every core object depends on this check.
 $(CORE_SRCS:.cpp=.o): .core-is-pure
 $(CORE_SRCS:.cpp=.o): override CPPFLAGS += -DCRID_CORE_UNIT
@@ -45,4 +50,4 @@ core-test:
 bench:
 	@test/bench/run.sh
 
-EXTRA_CLEAN = .core-is-pure test/core/build
+EXTRA_CLEAN = .core-is-pure test/core/build $(OBJS:.o=.d)

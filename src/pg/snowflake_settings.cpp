@@ -1,8 +1,8 @@
 #include "snowflake_settings.hpp"
 
 #include "boundary.hpp"
+#include "settings_support.hpp"
 
-#include "../core/clock.hpp"
 #include "../core/node_set.hpp"
 #include "../core/time_units.hpp"
 
@@ -62,24 +62,10 @@ void assign_allowed_nodes(const char *, void *extra) {
         std::memcpy(static_cast<void *>(&allowed_nodes), extra, sizeof allowed_nodes);
 }
 
-// The epoch setting as Unix milliseconds, parsed like any timestamptz literal.
-int64_t epoch_unix_ms() {
-    Datum ts = DirectFunctionCall3(timestamptz_in, CStringGetDatum(epoch_text), ObjectIdGetDatum(InvalidOid),
-                                   Int32GetDatum(-1));
-    TimestampTz at = DatumGetTimestampTz(ts);
-    if (TIMESTAMP_NOT_FINITE(at))
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("crid.snowflake_epoch must be a finite time, not \"%s\"", epoch_text)));
-    return core::unix_ms_from_pg_us_floor(at);
-}
-
 } // namespace
 
 void define_settings() {
-    // Layout settings are fixed at server start when crid is preloaded. A
-    // backend that loads crid later may not create postmaster settings; there
-    // they only steer decoding (nothing is minted), so a reload may change them.
-    const GucContext layout_context = process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP;
+    const GucContext layout_context = fixed_at_start_context();
     DefineCustomStringVariable("crid.snowflake_epoch", "Time zero of this server's snowflake ids.",
                                "Fixed at server start: generation and decoding must agree.", &epoch_text,
                                "2026-01-01 00:00:00+00", layout_context, 0, nullptr, nullptr, nullptr);
@@ -106,12 +92,7 @@ void define_settings() {
 }
 
 void load_server_layout() {
-    int64_t epoch = epoch_unix_ms();
-    int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
-    if (epoch > now_ms)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("crid.snowflake_epoch \"%s\" is in the future", epoch_text),
-                        errhint("Ids count time from the epoch; choose a past time.")));
+    int64_t epoch = epoch_setting_unix_ms("crid.snowflake_epoch", epoch_text);
     int nb = node_bits, sb = sequence_bits, gb = gene_bits;
     // The layout is assigned inside the guard: it owns a std::string, which
     // must not live in a frame that ereport may leave.
