@@ -127,3 +127,92 @@ CREATE FUNCTION crid_stats(OUT family text, OUT node integer, OUT metric text, O
     LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION crid_stats() IS
     'counters of this server''s generators: ids minted, clock waits, borrows, refusals, exhaustion waits';
+
+------------------------------------------------------------------------------
+-- crid: 63-bit ids from sequence blocks reserved in a shared registry
+------------------------------------------------------------------------------
+
+-- The registry: one row per second (since crid.epoch) in which blocks were
+-- reserved; next_seq is the exclusive end of the last block handed out. The
+-- same table and protocol as the Go crid library's Postgres registry, so Go
+-- services and this extension can share it and never mint the same id.
+CREATE TABLE crid_allocations (
+    ts bigint PRIMARY KEY,
+    next_seq bigint NOT NULL
+);
+COMMENT ON TABLE crid_allocations IS
+    'crid registry: ts = seconds since crid.epoch, next_seq = exclusive end of the last block reserved in that second';
+SELECT pg_catalog.pg_extension_config_dump('crid_allocations', '');
+REVOKE ALL ON crid_allocations FROM PUBLIC;
+
+-- Argument checks of crid_allocate, in C so they follow crid.timestamp_bits.
+CREATE FUNCTION crid_check_allocation(ts bigint, block_size bigint) RETURNS void
+    AS 'MODULE_PATHNAME', 'crid_check_allocation'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION crid_check_block_end(ts bigint, next_seq bigint) RETURNS void
+    AS 'MODULE_PATHNAME', 'crid_check_block_end'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- The registry primitive: reserves [start, start + block_size) of second ts
+-- and returns start (100, 100, 50 on one ts give 0, 100, 200). Runs as the
+-- extension owner; EXECUTE is granted explicitly to the roles of outside nodes.
+CREATE FUNCTION crid_allocate(ts bigint, block_size bigint) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    block_end bigint;
+BEGIN
+    IF crid_allocate.ts IS NULL OR crid_allocate.block_size IS NULL THEN
+        RAISE EXCEPTION 'crid_allocate: ts and block_size must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    PERFORM @extschema@.crid_check_allocation(crid_allocate.ts, crid_allocate.block_size);
+    INSERT INTO @extschema@.crid_allocations AS a (ts, next_seq)
+        VALUES (crid_allocate.ts, crid_allocate.block_size)
+        ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq + EXCLUDED.next_seq
+        RETURNING a.next_seq INTO block_end;
+    PERFORM @extschema@.crid_check_block_end(crid_allocate.ts, block_end);
+    RETURN block_end - crid_allocate.block_size;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION crid_allocate(bigint, bigint) FROM PUBLIC;
+COMMENT ON FUNCTION crid_allocate(bigint, bigint) IS
+    'reserve a block of block_size sequences in second ts of the registry and return its start';
+
+CREATE FUNCTION crid_next() RETURNS bigint
+    AS 'MODULE_PATHNAME', 'crid_next'
+    LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION crid_next() IS
+    'next 63-bit crid id (ts << sequence_bits | seq) from this server''s reserved block; never returned twice';
+
+CREATE FUNCTION crid_to_timestamptz(id bigint) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'crid_to_timestamptz'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION crid_parse(id bigint, OUT ts timestamptz, OUT sequence bigint, OUT registry_ts bigint)
+    AS 'MODULE_PATHNAME', 'crid_parse'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION crid_floor(at timestamptz) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'crid_floor'
+    LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+-- Deletes registry rows of seconds before `before`; refuses a horizon newer
+-- than now - crid.evict_min_age, since a clock stepped back into a deleted
+-- second would start its sequences from 0 again.
+CREATE FUNCTION crid_evict(before timestamptz) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    horizon bigint := @extschema@.crid_evict_horizon(before);
+    deleted bigint;
+BEGIN
+    DELETE FROM @extschema@.crid_allocations WHERE ts < horizon;
+    GET DIAGNOSTICS deleted = ROW_COUNT;
+    RETURN deleted;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION crid_evict(timestamptz) FROM PUBLIC;
+CREATE FUNCTION crid_evict_horizon(before timestamptz) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'crid_evict_horizon'
+    LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;

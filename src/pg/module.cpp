@@ -1,6 +1,8 @@
 // Module entry point: settings, and shared memory when preloaded.
 #include "postgres_headers.hpp"
 
+#include "crid_settings.hpp"
+#include "crid_worker.hpp"
 #include "shared_memory.hpp"
 #include "snowflake_settings.hpp"
 
@@ -11,14 +13,17 @@ PG_MODULE_MAGIC;
 void _PG_init(void);
 
 // Only PostgreSQL calls and functions that guard their own C++ run here. When
-// preloaded, a bad snowflake layout is an ERROR here, which stops the server
+// preloaded, a bad snowflake or crid layout is an ERROR here, which stops the server
 // start with a message naming the setting.
 void _PG_init(void) {
     crid::pg::snowflake::define_settings();
+    crid::pg::crid_ids::define_settings();
     MarkGUCPrefixReserved("crid");
     if (process_shared_preload_libraries_in_progress) {
         crid::pg::snowflake::load_server_layout();
+        crid::pg::crid_ids::load_layout();
         crid::pg::install_shared_memory_hooks();
+        crid::pg::crid_ids::register_worker();
     }
 }
 

@@ -1,5 +1,6 @@
 #include "shared_memory.hpp"
 
+#include "crid_shared.hpp"
 #include "snowflake_high_water.hpp"
 #include "snowflake_settings.hpp"
 
@@ -20,12 +21,13 @@ Size slots_size() { return mul_size(sizeof(SnowflakeNodeSlot), Size(snowflake_sl
 void request_shared_memory() {
     if (previous_request_hook)
         previous_request_hook();
-    RequestAddinShmemSpace(add_size(sizeof(SharedState), slots_size()));
+    RequestAddinShmemSpace(add_size(add_size(sizeof(SharedState), slots_size()), crid_ids::shared_size()));
     RequestNamedLWLockTranche(lock_tranche, 1);
 }
 
 // Runs in the postmaster at start and after every crash: the snowflake words
-// start from the high-water mark on disk, so no id repeats across either.
+// start from the high-water mark on disk and the crid block server starts
+// empty, so no id repeats across either.
 void attach_shared_memory() {
     if (previous_startup_hook)
         previous_startup_hook();
@@ -33,6 +35,12 @@ void attach_shared_memory() {
     LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
     state = static_cast<SharedState *>(ShmemInitStruct("crid", sizeof(SharedState), &found_state));
     slots = static_cast<SnowflakeNodeSlot *>(ShmemInitStruct("crid snowflake nodes", slots_size(), &found_slots));
+    bool found_blocks;
+    auto *blocks = static_cast<crid_ids::CridShared *>(
+        ShmemInitStruct("crid registry blocks", crid_ids::shared_size(), &found_blocks));
+    if (!found_blocks)
+        crid_ids::init_shared(blocks);
+    crid_ids::attach(blocks);
     if (!found_state) {
         pg_atomic_init_u64(&state->uuidv7_tick, 0);
         state->snowflake_persist_lock = &(GetNamedLWLockTranche(lock_tranche))->lock;

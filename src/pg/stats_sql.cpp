@@ -2,6 +2,7 @@
 // (family, node, metric), so new families add rows rather than columns.
 #include "postgres_headers.hpp"
 
+#include "crid_shared.hpp"
 #include "shared_memory.hpp"
 
 extern "C" {
@@ -38,6 +39,12 @@ PG_FUNCTION_INFO_V1(crid_stats);
 
 // crid_stats() -> (family, node, metric, value); snowflake nodes that minted
 // nothing are left out. Empty when crid is not preloaded.
+//
+// crid family: ids_served (ids of published blocks handed out; exact but for
+// tickets a backend stalled past a whole ring of blocks gave up),
+// blocks_reserved, ids_reserved, sync_waits (crid_next calls that found no
+// id and waited), wait_timeouts, registry_failures, registry_us_total /
+// registry_us_max (time of a reservation transaction).
 Datum crid_stats(PG_FUNCTION_ARGS) {
     InitMaterializedSRF(fcinfo, 0);
     ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
@@ -53,6 +60,20 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
         for (const Metric &m : snowflake_metrics)
             put_row(rsinfo, "snowflake", int(n), m.name, pg_atomic_read_u64(&(slot.*m.field)));
     }
+    crid::pg::crid_ids::CridShared *blocks = crid::pg::crid_ids::shared();
+    uint64 reserved = pg_atomic_read_u64(&blocks->ids_reserved);
+    uint64 unserved = blocks->server.remaining();
+    put_row(rsinfo, "crid", -1, "ids_served", reserved > unserved ? reserved - unserved : 0);
+    put_row(rsinfo, "crid", -1, "blocks_reserved", pg_atomic_read_u64(&blocks->blocks_reserved));
+    put_row(rsinfo, "crid", -1, "ids_reserved", reserved);
+    put_row(rsinfo, "crid", -1, "ids_unserved", unserved);
+    put_row(rsinfo, "crid", -1, "reserve_target", pg_atomic_read_u64(&blocks->wake_below));
+    put_row(rsinfo, "crid", -1, "sync_waits", pg_atomic_read_u64(&blocks->sync_waits));
+    put_row(rsinfo, "crid", -1, "wait_timeouts", pg_atomic_read_u64(&blocks->wait_timeouts));
+    put_row(rsinfo, "crid", -1, "registry_commits", pg_atomic_read_u64(&blocks->registry_commits));
+    put_row(rsinfo, "crid", -1, "registry_failures", pg_atomic_read_u64(&blocks->registry_failures));
+    put_row(rsinfo, "crid", -1, "registry_us_total", pg_atomic_read_u64(&blocks->registry_us_total));
+    put_row(rsinfo, "crid", -1, "registry_us_max", pg_atomic_read_u64(&blocks->registry_us_max));
     return (Datum)0;
 }
 

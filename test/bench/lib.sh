@@ -26,13 +26,13 @@ per_row_table() {
 }
 
 # Ids per second of `SELECT count(<expr>) FROM generate_series(1, n)` run by
-# $1 sessions at once, each with its own setup SQL from $3 (may use :session).
+# $1 sessions at once; ":session" in the expression becomes 1, 2, ...
 sessions_rate() {
-    local sessions=$1 expr=$2 setup=${3:-} n=${SESSION_N:-2000000}
+    local sessions=$1 expr=$2 n=${SESSION_N:-2000000}
     local start end pids=() i
     start=$(date +%s.%N)
     for i in $(seq 1 "$sessions"); do
-        bench_psql -q -v session="$i" -c "${setup//:session/$i}" -c "SELECT count($expr) FROM generate_series(1, $n)" >/dev/null &
+        bench_psql -q -c "SELECT count(${expr//:session/$i}) FROM generate_series(1, $n)" >/dev/null &
         pids+=($!)
     done
     for p in "${pids[@]}"; do wait "$p"; done
@@ -46,13 +46,11 @@ median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 
 # Prints one table row "label | 1 session | 2 sessions | ratio" from medians
 # of ${REPEAT:-3} alternating runs of 1 and 2 sessions.
 scaling_row() {
-    local label=$1 expr=$2 setup1=${3:-} setup2=${4:-${3:-}}
-    local ones=() twos=() r
+    local label=$1 expr=$2 ones=() twos=() r one two
     for r in $(seq 1 "${REPEAT:-3}"); do
-        ones+=("$(sessions_rate 1 "$expr" "$setup1")")
-        twos+=("$(sessions_rate 2 "$expr" "$setup2")")
+        ones+=("$(sessions_rate 1 "$expr")")
+        twos+=("$(sessions_rate 2 "$expr")")
     done
-    local one two
     one=$(median "${ones[@]}")
     two=$(median "${twos[@]}")
     printf '%-44s %14s %14s %8s\n' "$label" "$one" "$two" "$(awk -v a="$one" -v b="$two" 'BEGIN { printf "%.2fx", b / a }')"

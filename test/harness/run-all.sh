@@ -76,7 +76,7 @@ as_pg mkdir -p "$out"
 log "isolation specs"
 set +e
 as_pg "$PGXS_DIR/../test/isolation/pg_isolation_regress" \
-    --temp-instance="$out/instance" --temp-config="$WORK/test/harness/preloaded.conf" \
+    --temp-instance="$out/instance" --temp-config="$WORK/test/harness/isolation.conf" \
     --bindir="$BINDIR" --inputdir="$WORK/test/isolation" --outputdir="$out" \
     --dbname=isolation_regression "${specs[@]}" 2>&1 | tee "$out/run.log"
 status=${PIPESTATUS[0]}

@@ -1,0 +1,86 @@
+#include "crid_settings.hpp"
+
+#include "boundary.hpp"
+#include "settings_support.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+namespace crid::pg::crid_ids {
+
+namespace {
+
+char *epoch_text = nullptr;
+int timestamp_bits = core::crid_ids::default_timestamp_bits;
+int block_size_setting = int(core::crid_ids::default_block_size);
+int threshold_setting = int(core::crid_ids::default_threshold);
+char *registry_database_text = nullptr;
+int allocation_timeout_setting = 5000;
+int evict_min_age_setting = 86400;
+
+core::crid_ids::Layout loaded;
+bool layout_loaded = false;
+// What the layout was built from: without preloading a reload may change it.
+char loaded_epoch[128];
+int loaded_bits = 0;
+
+} // namespace
+
+void define_settings() {
+    const GucContext fixed = fixed_at_start_context();
+    DefineCustomStringVariable("crid.epoch", "Time zero of crid ids: their timestamps count seconds from it.",
+                               "Must match every node that shares the registry.", &epoch_text,
+                               "2026-01-01 00:00:00+00", fixed, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("crid.timestamp_bits", "Width of the seconds field of crid ids.",
+                            "The sequence gets the rest of 63 bits. Must match every node of the registry.",
+                            &timestamp_bits, core::crid_ids::default_timestamp_bits,
+                            core::crid_ids::min_timestamp_bits, core::crid_ids::max_timestamp_bits, fixed, 0,
+                            nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("crid.block_size", "How many sequences one registry reservation takes.", nullptr,
+                            &block_size_setting, int(core::crid_ids::default_block_size), 1, INT_MAX, PGC_SIGHUP, 0,
+                            nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("crid.threshold",
+                            "Reserve the next block in the background once fewer than this many ids remain.", nullptr,
+                            &threshold_setting, int(core::crid_ids::default_threshold), 0, INT_MAX, PGC_SIGHUP, 0,
+                            nullptr, nullptr, nullptr);
+    DefineCustomStringVariable("crid.registry_database",
+                               "Database whose crid_allocations table the background worker reserves blocks in.",
+                               nullptr, &registry_database_text, "postgres", fixed, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("crid.allocation_timeout",
+                            "How long crid_next() waits for a block before it raises an error.", nullptr,
+                            &allocation_timeout_setting, 5000, 0, 3600 * 1000, PGC_USERSET, GUC_UNIT_MS, nullptr,
+                            nullptr, nullptr);
+    DefineCustomIntVariable("crid.evict_min_age",
+                            "crid_evict() keeps registry rows of at least this recent past.",
+                            "A clock stepped back into an evicted second would restart its sequences.",
+                            &evict_min_age_setting, 86400, 60, INT_MAX, PGC_SUSET, GUC_UNIT_S, nullptr, nullptr,
+                            nullptr);
+}
+
+void load_layout() {
+    int64_t epoch = epoch_setting_unix_ms("crid.epoch", epoch_text);
+    int bits = timestamp_bits;
+    pg::guarded([&] {
+        core::crid_ids::Layout l;
+        l.epoch_unix_ms = epoch;
+        l.timestamp_bits = bits;
+        loaded = core::crid_ids::validate(l);
+        layout_loaded = true;
+    });
+    std::snprintf(loaded_epoch, sizeof loaded_epoch, "%s", epoch_text);
+    loaded_bits = bits;
+}
+
+const core::crid_ids::Layout &layout() {
+    if (!layout_loaded || std::strcmp(loaded_epoch, epoch_text) != 0 || loaded_bits != timestamp_bits)
+        load_layout();
+    return loaded;
+}
+
+int block_size() { return block_size_setting; }
+int threshold() { return threshold_setting; }
+const char *registry_database() { return registry_database_text; }
+int allocation_timeout_ms() { return allocation_timeout_setting; }
+int evict_min_age_s() { return evict_min_age_setting; }
+
+} // namespace crid::pg::crid_ids

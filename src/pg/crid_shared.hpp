@@ -1,0 +1,81 @@
+// The crid family's shared memory: the block server that crid_next() takes
+// ids from, and what the background worker tells the backends.
+#pragma once
+
+#include "postgres_headers.hpp"
+
+#include "../core/crid_blocks.hpp"
+
+extern "C" {
+#include "storage/condition_variable.h"
+#include "storage/latch.h"
+#include "storage/spin.h"
+}
+
+namespace crid::pg::crid_ids {
+
+// pg_atomic_uint64 with the memory order crid_blocks.hpp asks of its words.
+struct SharedAtomic {
+    pg_atomic_uint64 value;
+    uint64_t load() const noexcept {
+        uint64_t v = pg_atomic_read_u64(const_cast<pg_atomic_uint64 *>(&value));
+        pg_read_barrier();
+        return v;
+    }
+    void store(uint64_t v) noexcept {
+        pg_memory_barrier();
+        pg_atomic_write_u64(&value, v);
+    }
+    uint64_t fetch_add(uint64_t v) noexcept { return pg_atomic_fetch_add_u64(&value, v); }
+    bool compare_exchange(uint64_t &expected, uint64_t desired) noexcept {
+        return pg_atomic_compare_exchange_u64(&value, &expected, desired);
+    }
+};
+
+// Ring of 32 blocks: room to keep a few hundred thousand ids in reserve, so
+// a fast server never waits on a slow registry commit.
+inline constexpr size_t ring_blocks = 32;
+using Server = core::crid_ids::BlockServer<SharedAtomic, ring_blocks>;
+
+// What the worker is doing, for the error a waiting backend raises.
+enum class WorkerState : int {
+    not_started,   // no worker has run since the server started
+    connecting,    // connecting to crid.registry_database
+    no_extension,  // connected, but CREATE EXTENSION crid was not run there
+    failing,       // a reservation failed; `detail` says why
+    serving,       // reserving blocks normally
+};
+
+struct CridShared {
+    Server server;
+    ConditionVariable block_published; // broadcast after every publish
+    Latch *worker_latch;               // set by backends when ids run low
+    pg_atomic_uint64 wake_below;       // ... that is, below this many (the worker's target)
+    slock_t status_lock;               // guards the fields below
+    WorkerState state;
+    int worker_pid;
+    char detail[256];
+    // Counters: written by the worker, except sync_waits and timeouts.
+    pg_atomic_uint64 blocks_reserved;
+    pg_atomic_uint64 ids_reserved;
+    pg_atomic_uint64 registry_failures;
+    pg_atomic_uint64 registry_commits; // reservation transactions (one or more blocks each)
+    pg_atomic_uint64 registry_us_total;
+    pg_atomic_uint64 registry_us_max;
+    pg_atomic_uint64 sync_waits;
+    pg_atomic_uint64 wait_timeouts;
+};
+
+// The shared state, or nullptr when crid is not preloaded.
+CridShared *shared() noexcept;
+
+// Shared memory size, and building it at start and after a crash (a fresh,
+// empty server: blocks of the previous life are a gap, never reused).
+Size shared_size();
+void init_shared(CridShared *memory);
+void attach(CridShared *memory) noexcept;
+
+// Records the worker's state for waiting backends (detail may be null).
+void set_status(WorkerState state, const char *detail);
+
+} // namespace crid::pg::crid_ids

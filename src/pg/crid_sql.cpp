@@ -1,0 +1,188 @@
+// SQL functions of the crid family: crid_next() from the shared block server,
+// the registry's argument checks, decoders and the eviction horizon.
+#include "postgres_headers.hpp"
+
+#include "boundary.hpp"
+#include "crid_settings.hpp"
+#include "crid_shared.hpp"
+#include "timestamp_args.hpp"
+
+#include "../core/clock.hpp"
+#include "../core/time_units.hpp"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "utils/wait_event.h"
+}
+
+using namespace crid;
+namespace ids = crid::core::crid_ids;
+
+namespace {
+
+void require_preloaded() {
+    if (!pg::crid_ids::shared())
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("crid_next needs crid in shared_preload_libraries"),
+                        errhint("Add crid to shared_preload_libraries in postgresql.conf and restart the server; "
+                                "its background worker reserves the blocks. Decoding works without it.")));
+}
+
+// Wakes the worker when the published ids run low (a no-op while its latch
+// is already set, so at most one wake-up per worker cycle).
+void nudge_worker(pg::crid_ids::CridShared *s) {
+    Latch *latch = s->worker_latch;
+    if (latch)
+        SetLatch(latch);
+}
+
+// ERROR for a crid_next() that waited crid.allocation_timeout in vain, saying
+// what the worker last reported.
+void raise_timeout(pg::crid_ids::CridShared *s) {
+    pg_atomic_fetch_add_u64(&s->wait_timeouts, 1);
+    char detail[256];
+    pg::crid_ids::WorkerState state;
+    int pid;
+    SpinLockAcquire(&s->status_lock);
+    state = s->state;
+    pid = s->worker_pid;
+    std::memcpy(detail, s->detail, sizeof detail);
+    SpinLockRelease(&s->status_lock);
+    const char *why;
+    switch (state) {
+    case pg::crid_ids::WorkerState::not_started:
+        why = "the crid background worker has not started";
+        break;
+    case pg::crid_ids::WorkerState::connecting:
+        why = pid ? "the crid background worker is still connecting to the registry database"
+                  : "the crid background worker could not connect to the registry database";
+        break;
+    case pg::crid_ids::WorkerState::no_extension:
+        why = "the registry database does not have the crid extension";
+        break;
+    case pg::crid_ids::WorkerState::failing:
+        why = "the crid background worker could not reserve a block";
+        break;
+    default:
+        why = pid ? "the crid background worker did not reserve a block in time"
+                  : "the crid background worker is not running";
+        break;
+    }
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("crid_next: no block within crid.allocation_timeout (%d ms): %s", pg::crid_ids::allocation_timeout_ms(), why),
+                    detail[0] ? errdetail("%s.", detail) : 0,
+                    errhint("Check crid.registry_database (\"%s\"), that CREATE EXTENSION crid was run there, "
+                            "and the server log of the \"crid block reserver\" worker.",
+                            pg::crid_ids::registry_database())));
+}
+
+// Waits for the worker to publish a block, then takes an id.
+int64_t take_after_waiting(pg::crid_ids::CridShared *s) {
+    pg_atomic_fetch_add_u64(&s->sync_waits, 1);
+    int64_t deadline_us = core::wall_clock_ns() / core::ns_per_us + int64_t(pg::crid_ids::allocation_timeout_ms()) * 1000;
+    ConditionVariablePrepareToSleep(&s->block_published);
+    for (;;) {
+        ids::Result r = s->server.take();
+        if (r.kind == ids::Result::Kind::id) {
+            ConditionVariableCancelSleep();
+            return r.id;
+        }
+        nudge_worker(s);
+        int64_t left_us = deadline_us - core::wall_clock_ns() / core::ns_per_us;
+        if (left_us <= 0) {
+            ConditionVariableCancelSleep();
+            raise_timeout(s);
+        }
+        (void)ConditionVariableTimedSleep(&s->block_published, left_us > 100000 ? 100 : left_us / 1000 + 1,
+                                          PG_WAIT_EXTENSION);
+    }
+}
+
+const ids::Layout &layout() { return pg::crid_ids::layout(); }
+
+} // namespace
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(crid_next);
+PG_FUNCTION_INFO_V1(crid_check_allocation);
+PG_FUNCTION_INFO_V1(crid_check_block_end);
+PG_FUNCTION_INFO_V1(crid_to_timestamptz);
+PG_FUNCTION_INFO_V1(crid_parse);
+PG_FUNCTION_INFO_V1(crid_floor);
+PG_FUNCTION_INFO_V1(crid_evict_horizon);
+
+// crid_next(): one fetch_add on the shared ticket in steady state; waits (up
+// to crid.allocation_timeout) only when every reserved id is used up.
+Datum crid_next(PG_FUNCTION_ARGS) {
+    require_preloaded();
+    pg::crid_ids::CridShared *s = pg::crid_ids::shared();
+    ids::Result r = s->server.take();
+    if (r.kind != ids::Result::Kind::id)
+        PG_RETURN_INT64(take_after_waiting(s));
+    if (s->server.remaining() < pg_atomic_read_u64(&s->wake_below))
+        nudge_worker(s);
+    PG_RETURN_INT64(r.id);
+}
+
+// crid_check_allocation(ts, block_size): crid_allocate's argument checks.
+Datum crid_check_allocation(PG_FUNCTION_ARGS) {
+    int64_t ts = PG_GETARG_INT64(0), size = PG_GETARG_INT64(1);
+    const ids::Layout &l = layout();
+    pg::guarded([&] { ids::check_allocation(l, ts, size); });
+    PG_RETURN_VOID();
+}
+
+// crid_check_block_end(ts, next_seq): the block must end inside the second.
+Datum crid_check_block_end(PG_FUNCTION_ARGS) {
+    int64_t ts = PG_GETARG_INT64(0), end = PG_GETARG_INT64(1);
+    const ids::Layout &l = layout();
+    pg::guarded([&] { ids::check_block_end(l, ts, end); });
+    PG_RETURN_VOID();
+}
+
+// crid_to_timestamptz(id): the second its block was reserved in.
+Datum crid_to_timestamptz(PG_FUNCTION_ARGS) {
+    int64_t id = PG_GETARG_INT64(0);
+    const ids::Layout &l = layout();
+    int64_t ms = pg::guarded([&] { return ids::unix_ms_of_ts(l, ids::unpack(l, id).ts); });
+    PG_RETURN_TIMESTAMPTZ(pg::timestamptz_from_unix_ms(ms));
+}
+
+// crid_parse(id) -> (ts timestamptz, sequence, registry_ts)
+Datum crid_parse(PG_FUNCTION_ARGS) {
+    int64_t id = PG_GETARG_INT64(0);
+    const ids::Layout &l = layout();
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("crid_parse must return a record")));
+    ids::Parts p;
+    int64_t ms = pg::guarded([&] {
+        p = ids::unpack(l, id);
+        return ids::unix_ms_of_ts(l, p.ts);
+    });
+    Datum values[3] = {TimestampTzGetDatum(pg::timestamptz_from_unix_ms(ms)), Int64GetDatum(p.seq),
+                       Int64GetDatum(p.ts)};
+    bool nulls[3] = {false, false, false};
+    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
+}
+
+// crid_floor(at): the smallest id of at's second.
+Datum crid_floor(PG_FUNCTION_ARGS) {
+    int64_t at = pg::finite_timestamp_arg(fcinfo, 0, "crid_floor");
+    const ids::Layout &l = layout();
+    PG_RETURN_INT64(pg::guarded([&] { return ids::floor_id(l, core::unix_ms_from_pg_us_floor(at)); }));
+}
+
+// crid_evict_horizon(before): the registry ts below which crid_evict may
+// delete; ERROR when `before` is newer than now - crid.evict_min_age.
+Datum crid_evict_horizon(PG_FUNCTION_ARGS) {
+    int64_t before = pg::finite_timestamp_arg(fcinfo, 0, "crid_evict");
+    const ids::Layout &l = layout();
+    int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
+    int64_t safety = pg::crid_ids::evict_min_age_s();
+    PG_RETURN_INT64(pg::guarded(
+        [&] { return ids::evict_bound_ts(l, core::unix_ms_from_pg_us_floor(before), now_ms, safety); }));
+}
+
+} // extern "C"

@@ -1,0 +1,121 @@
+# crid ids: never reissued across concurrent sessions, an outside node that
+# speaks the registry protocol in plain SQL, a terminated backend, a kill -9
+# crash, an immediate shutdown, and a pg_dump/restore of the registry; a
+# missing registry database is a clear error until it is fixed.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../lib";
+use CridTest;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+# Small blocks, so every test below goes through many reservations.
+my $node = crid_node('crid_blocks',
+	conf => "crid.block_size = 1000\ncrid.threshold = 400\nrestart_after_crash = on\ncrid.allocation_timeout = '3s'\n");
+$node->safe_psql('postgres', 'CREATE TABLE ids (id bigint, source text)');
+
+# Ids a session printed (not stored), so those of a session that dies count too.
+sub minted_by_psql
+{
+	my ($count) = @_;
+	my $out = $node->safe_psql('postgres', "SELECT crid_next() FROM generate_series(1, $count)");
+	return split /\n/, $out;
+}
+my %seen;
+my $duplicates = 0;
+sub remember
+{
+	for my $id (@_) { $duplicates++ if $seen{$id}++; }
+}
+
+# Three sessions minting while an outside node reserves blocks of the same
+# seconds through the registry protocol in plain SQL and mints from them.
+my $outside = q{
+DO $$
+DECLARE
+    second bigint;
+    start bigint;
+BEGIN
+    FOR i IN 1 .. 300 LOOP
+        second := floor(extract(epoch FROM clock_timestamp() - timestamptz '2026-01-01 00:00:00+00'));
+        INSERT INTO crid_allocations AS a (ts, next_seq) VALUES (second, 100)
+            ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq + EXCLUDED.next_seq
+            RETURNING next_seq - 100 INTO start;
+        INSERT INTO ids SELECT (second << 32) | (start + g), 'outside' FROM generate_series(0, 99) g;
+        COMMIT;
+    END LOOP;
+END $$};
+my $session = sub { "INSERT INTO ids SELECT crid_next(), 'session $_[0]' FROM generate_series(1, 100000)" };
+run_in_parallel($node, $session->(1), $session->(2), $session->(3), $outside);
+is($node->safe_psql('postgres', 'SELECT count(*), count(DISTINCT id) FROM ids'), '330000|330000',
+	'three sessions and an outside node on one registry: 330,000 ids, all distinct');
+remember(split /\n/, $node->safe_psql('postgres', 'SELECT id FROM ids'));
+
+# A terminated backend: the ids it was handed are never handed out again.
+my $victim = $node->background_psql('postgres');
+my $victim_ids = $victim->query_safe('SELECT string_agg(crid_next()::text, E\'\n\') FROM generate_series(1, 5000)');
+my $victim_pid = $victim->query_safe('SELECT pg_backend_pid()');
+$node->safe_psql('postgres', "SELECT pg_terminate_backend($victim_pid)");
+eval { $victim->quit };
+remember(split /\n/, $victim_ids);
+remember(minted_by_psql(20000));
+is($duplicates, 0, 'after a terminated backend: nothing reissued');
+
+# A crash: kill -9 of a backend makes the postmaster rebuild shared memory;
+# what was left of the reserved blocks is a gap, never reused.
+remember(minted_by_psql(3000));
+my $crashing = $node->background_psql('postgres');
+my $crash_pid = $crashing->query_safe('SELECT pg_backend_pid()');
+kill 'KILL', $crash_pid;
+eval { $crashing->quit };
+$node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back after the crash';
+remember(minted_by_psql(20000));
+is($duplicates, 0, 'after kill -9 and crash recovery: nothing reissued');
+
+# An immediate shutdown (no checkpoint) and a restart.
+remember(minted_by_psql(3000));
+$node->stop('immediate');
+$node->start;
+remember(minted_by_psql(20000));
+is($duplicates, 0, 'after an immediate shutdown: nothing reissued');
+
+# pg_dump keeps the registry (an extension configuration table); a server
+# whose registry is the restored copy continues after every reserved block.
+my $dump = $node->basedir . '/registry.dump';
+$node->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', $node->connstr('postgres') ], 'pg_dump of the registry database');
+$node->safe_psql('postgres', 'CREATE DATABASE restored');
+$node->command_ok([ 'pg_restore', '-d', $node->connstr('restored'), $dump ], 'pg_restore into a new database');
+is( $node->safe_psql('restored', 'SELECT count(*) FROM crid_allocations'),
+	$node->safe_psql('postgres', 'SELECT count(*) FROM crid_allocations'),
+	'the registry rows came along');
+$node->append_conf('postgresql.conf', "crid.registry_database = 'restored'\n");
+$node->restart;
+remember(split /\n/, $node->safe_psql('restored', 'SELECT crid_next() FROM generate_series(1, 20000)'));
+is($duplicates, 0, 'generation from the restored registry: nothing reissued');
+
+# A registry database that does not exist: a clear error within the timeout.
+$node->append_conf('postgresql.conf', "crid.registry_database = 'registry_later'\ncrid.allocation_timeout = '1s'\n");
+$node->restart;
+my ($ret, $out, $err) = $node->psql('postgres', 'SELECT crid_next()');
+isnt($ret, 0, 'no registry database: crid_next fails');
+like($err, qr/no block within crid\.allocation_timeout \(1000 ms\)/, 'within the timeout');
+like($err, qr/could not connect to the registry database|still connecting/, 'saying the worker cannot reach the registry');
+like($err, qr/registry_later/, 'and naming the database');
+
+# The database exists but has no crid extension.
+$node->safe_psql('postgres', 'CREATE DATABASE registry_later');
+$node->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM pg_stat_activity WHERE backend_type = 'crid block reserver' AND datname = 'registry_later'")
+  or die 'the worker did not connect';
+($ret, $out, $err) = $node->psql('postgres', 'SELECT crid_next()');
+like($err, qr/does not have the crid extension/, 'registry database without the extension: said so');
+
+# Fixed: generation resumes.
+$node->safe_psql('registry_later', 'CREATE EXTENSION crid');
+$node->poll_query_until('postgres', 'SELECT crid_next() > 0') or die 'generation did not resume';
+remember(minted_by_psql(5000));
+is($duplicates, 0, 'once the registry exists, generation resumes without reissuing');
+
+cmp_ok(scalar(keys %seen), '>', 400000, 'ids checked in all');
+done_testing();
