@@ -5,6 +5,8 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS crid;
 RESET client_min_messages;
 SET timezone = 'UTC';
+-- The worker may still be connecting to this new database.
+SET crid.allocation_timeout = '60s';
 \set VERBOSITY default
 
 -- The registry primitive: 100, 100, 50 on one second give 0, 100, 200.

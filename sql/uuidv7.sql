@@ -91,6 +91,8 @@ SELECT uuid_generate_v7_deterministic('infinity', 1::bigint);
 SELECT uuid_generate_v7_deterministic('1900-01-01', '\x00'::bytea);
 SELECT uuid_timestamptz_to_v7('-infinity', true);
 SELECT uuid_extract_version(NULL) IS NULL AS strict_version;
+SHOW crid.uuidv7_order;
+SET crid.uuidv7_order = 'backend';
 
 -- The SQLSTATE of every bad input (messages with the current time inside are
 -- only checked by code here).

@@ -204,6 +204,15 @@ class BlockServer {
         return true;
     }
 
+    // Producer: how many publish() calls would succeed now (generations up to
+    // current + R - 1), so a batch reservation never reserves a block the ring
+    // cannot take.
+    uint64_t room() noexcept {
+        help_advance();
+        uint64_t last = published_.load(), limit = current_.load() + R - 1;
+        return limit > last ? limit - last : 0;
+    }
+
     // Ids published and not yet handed out. Tickets between blocks all lie
     // below the ticket counter, so this is the last block's end minus it.
     uint64_t remaining() const noexcept {
@@ -268,7 +277,8 @@ class BlockServer {
     }
 
     // The ticket counter is hammered by every take(); the rest is read-mostly,
-    // so each group gets its own cache line.
+    // so each group gets its own cache line (place the server at a cache-line
+    // aligned address, as ShmemInitStruct memory is).
     alignas(64) A ticket_;
     alignas(64) A current_;
     A published_; // written by the producer only

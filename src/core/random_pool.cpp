@@ -15,9 +15,6 @@ uint64_t RandomPool::next64(Fill fill, int process_id) {
     }
     uint64_t v;
     std::memcpy(&v, bytes_ + used_, sizeof v);
-    // Wipe what was handed out so the bytes of an id never linger in memory
-    // that a later dump or fork could expose.
-    std::memset(bytes_ + used_, 0, sizeof v);
     used_ += sizeof v;
     return v;
 }

@@ -3,7 +3,9 @@
 #include "pure_cpp.hpp"
 
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace crid::core {
@@ -28,6 +30,13 @@ struct Uuid {
 
 // Writes `value` into bytes [first, first + count) big-endian.
 void put_be(Uuid &u, int first, int count, uint64_t value) noexcept;
+// Writes `value` into bytes [first, first + 8) big-endian, in one store.
+inline void store_be64(Uuid &u, int first, uint64_t value) noexcept {
+    if constexpr (std::endian::native == std::endian::little)
+        value = __builtin_bswap64(value);
+    std::memcpy(u.bytes.data() + first, &value, sizeof value);
+}
+
 // Reads bytes [first, first + count) as a big-endian integer.
 uint64_t get_be(const Uuid &u, int first, int count) noexcept;
 

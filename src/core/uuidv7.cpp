@@ -39,10 +39,13 @@ uint64_t next_tick(uint64_t previous, uint64_t now) {
 }
 
 Uuid from_parts(uint64_t unix_ms, uint64_t rand_a, uint64_t rand_b) noexcept {
+    // Two big-endian 64-bit halves: on the hot path this is two byte swaps
+    // instead of sixteen byte stores.
+    uint64_t high = (unix_ms << 16) | 0x7000 | (rand_a & 0x0FFF);
+    uint64_t low = (UINT64_C(0x8) << 60) | (rand_b & ((UINT64_C(1) << 62) - 1));
     Uuid u;
-    put_be(u, 0, 6, unix_ms);
-    put_be(u, 6, 2, 0x7000 | (rand_a & 0x0FFF));
-    put_be(u, 8, 8, (UINT64_C(0x8) << 60) | (rand_b & ((UINT64_C(1) << 62) - 1)));
+    store_be64(u, 0, high);
+    store_be64(u, 8, low);
     return u;
 }
 

@@ -14,6 +14,12 @@ extern "C" {
 
 namespace crid::pg::crid_ids {
 
+// The block server's words are zeroed and reset() rather than each passed to
+// pg_atomic_init_u64, which is only equivalent where 64-bit atomics are native.
+#ifdef PG_HAVE_ATOMIC_U64_SIMULATION
+#error "crid needs native 64-bit atomics (this platform emulates them with spinlocks)"
+#endif
+
 // pg_atomic_uint64 with the memory order crid_blocks.hpp asks of its words.
 struct SharedAtomic {
     pg_atomic_uint64 value;

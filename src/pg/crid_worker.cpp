@@ -148,6 +148,12 @@ bool refill() {
         int count = int(missing > size ? (missing + size - 1) / size : 1);
         if (count > max_blocks_per_commit)
             count = max_blocks_per_commit;
+        // Never reserve a block the ring cannot publish (it would be a gap).
+        int room = int(std::min<uint64_t>(s->server.room(), uint64_t(max_blocks_per_commit)));
+        if (count > room)
+            count = room;
+        if (count == 0)
+            break;
         int64_t ts = reservation_ts();
         int64_t starts[max_blocks_per_commit];
         int64_t t0 = core::wall_clock_ns();

@@ -5,6 +5,7 @@
 #include "crid_worker.hpp"
 #include "shared_memory.hpp"
 #include "snowflake_settings.hpp"
+#include "uuidv7_source.hpp"
 
 extern "C" {
 
@@ -16,6 +17,7 @@ void _PG_init(void);
 // preloaded, a bad snowflake or crid layout is an ERROR here, which stops the server
 // start with a message naming the setting.
 void _PG_init(void) {
+    crid::pg::uuidv7::define_settings();
     crid::pg::snowflake::define_settings();
     crid::pg::crid_ids::define_settings();
     MarkGUCPrefixReserved("crid");

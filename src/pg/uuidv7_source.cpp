@@ -13,14 +13,29 @@ namespace {
 core::LocalWord backend_tick;
 core::RandomPool random_pool;
 
+// crid.uuidv7_order: 'server' orders ids across all backends through one
+// shared word; 'backend' orders them per backend, as PostgreSQL 18 does, and
+// scales with cores because no cache line is shared between backends.
+enum Order { order_server, order_backend };
+int order = order_server;
+const struct config_enum_entry order_options[] = {
+    {"server", order_server, false}, {"backend", order_backend, false}, {nullptr, 0, false}};
+
 bool strong_random(void *dst, size_t len) { return pg_strong_random(dst, len); }
 
 } // namespace
 
+void define_settings() {
+    DefineCustomEnumVariable("crid.uuidv7_order", "Whether UUIDv7 ids increase across the server or per backend.",
+                             "server needs crid in shared_preload_libraries; backend scales better on many cores.",
+                             &order, order_server, order_options, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
+}
+
 uint64_t next_tick() {
     const uint64_t now = core::uuidv7::tick_from_unix_ns(core::wall_clock_ns());
     auto step = [now](uint64_t previous) { return core::uuidv7::next_tick(previous, now); };
-    if (SharedState *shared = shared_state()) {
+    SharedState *shared = shared_state();
+    if (shared && order == order_server) {
         SharedWord word{&shared->uuidv7_tick};
         return core::advance(word, step);
     }

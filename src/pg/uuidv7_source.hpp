@@ -8,8 +8,12 @@
 
 namespace crid::pg::uuidv7 {
 
+// Defines crid.uuidv7_order; called from _PG_init.
+void define_settings();
+
 // The next tick, strictly greater than every tick this server (or, without
-// preloading, this backend) handed out before. Throws core::Error.
+// preloading or with crid.uuidv7_order = backend, this backend) handed out
+// before. Throws core::Error.
 uint64_t next_tick();
 
 // 64 bits from pg_strong_random, through a per-backend pool. Throws core::Error.

@@ -130,16 +130,20 @@ TEST(crid_blocks_needs_block_threshold) {
 // With R slots the producer stays at most R - 1 generations ahead of current.
 TEST(crid_blocks_ring_full_is_refused) {
     auto s = fresh<4>();
+    CHECK_EQ(s->room(), uint64_t(4));
     CHECK(s->publish(0, 2));   // generation 1, current
+    CHECK_EQ(s->room(), uint64_t(3));
     CHECK(s->publish(10, 2));  // 2
     CHECK(s->publish(20, 2));  // 3
     CHECK(s->publish(30, 2));  // 4 = current + 3, in the slot no block used yet
     CHECK(!s->publish(40, 2)); // 5 would overwrite generation 1, still current
+    CHECK_EQ(s->room(), uint64_t(0));
     CHECK(!s->needs_block(100));
     CHECK_EQ(s->published(), uint64_t(4));
     CHECK_EQ(id_of(*s), 0);
     CHECK_EQ(id_of(*s), 1);
     // Block 1 is handed out; the producer moves current on by itself.
+    CHECK_EQ(s->room(), uint64_t(1));
     CHECK(s->needs_block(100));
     CHECK(s->publish(40, 2));
     CHECK_EQ(s->current(), uint64_t(2));

@@ -14,3 +14,6 @@ SELECT id AS snowflake_next, p.*
 FROM (SELECT snowflake_next() AS id FROM generate_series(1, 3)) s, LATERAL snowflake_parse(id) p;
 \echo '--- Decoding ids of other systems: Discord''s documented example'
 SELECT * FROM snowflake_parse(175928847299117063, 'discord');
+\echo '--- crid: 63-bit ids from blocks reserved in the registry table crid_allocations'
+SELECT id AS crid_next, p.* FROM (SELECT crid_next() AS id FROM generate_series(1, 3)) s, LATERAL crid_parse(id) p;
+SELECT * FROM crid_allocations ORDER BY ts DESC LIMIT 3;

@@ -37,6 +37,21 @@ $node->start;
 $after = $node->safe_psql('postgres', 'SELECT uuid_generate_v7()');
 ok($after gt $before, 'and after a crash (immediate shutdown) too');
 
+# crid.uuidv7_order = backend: per-backend order, still no duplicate.
+$node->safe_psql('postgres', "ALTER SYSTEM SET crid.uuidv7_order = 'backend'");
+$node->reload;
+$node->poll_query_until('postgres', "SELECT current_setting('crid.uuidv7_order') = 'backend'");
+$node->safe_psql('postgres', 'TRUNCATE ids');
+run_in_parallel($node, $fill->(1), $fill->(2));
+is($node->safe_psql('postgres', 'SELECT count(*), count(DISTINCT u) FROM ids'),
+	'400000|400000', 'crid.uuidv7_order = backend: two concurrent sessions, no duplicate');
+is( $node->safe_psql(
+		'postgres', q{
+	SELECT count(*) FROM (SELECT u, lag(u) OVER (PARTITION BY who ORDER BY n) AS prev FROM ids) s
+	WHERE prev >= u}),
+	'0',
+	'crid.uuidv7_order = backend: each backend strictly increasing');
+
 # Without preloading: per-backend monotonic, still no duplicates across sessions.
 my $plain = crid_node('uuidv7_not_preloaded', preload => 0);
 $plain->safe_psql('postgres', 'CREATE UNLOGGED TABLE ids (u uuid, who int, n int)');
