@@ -87,14 +87,7 @@ SELECT crid_floor(NULL);
 SELECT crid_evict(NULL);
 SELECT crid_evict('infinity');
 
-CREATE FUNCTION pg_temp.sqlstate_of(query text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE query;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE;
-END $$;
-SELECT query, pg_temp.sqlstate_of(query) AS sqlstate FROM (VALUES
+SELECT query, regress.sqlstate_of(query) AS sqlstate FROM (VALUES
     ('SELECT crid_allocate(-1, 10)'),
     ('SELECT crid_allocate(0, 0)'),
     ('SELECT crid_allocate(0, 4294967297)'),

@@ -101,14 +101,7 @@ DROP ROLE crid_ordinary;
 SET crid.snowflake_node_bits = 8;
 SET crid.clock_borrow_ms = 10;
 
-CREATE FUNCTION pg_temp.sqlstate_of(query text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE query;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE;
-END $$;
-SELECT query, pg_temp.sqlstate_of(query) AS sqlstate FROM (VALUES
+SELECT query, regress.sqlstate_of(query) AS sqlstate FROM (VALUES
     ('SELECT snowflake_next(-1)'),
     ('SELECT snowflake_next(1, 1)'),
     ('SELECT snowflake_next()'),

@@ -96,14 +96,7 @@ SET crid.uuidv7_order = 'backend';
 
 -- The SQLSTATE of every bad input (messages with the current time inside are
 -- only checked by code here).
-CREATE FUNCTION pg_temp.sqlstate_of(query text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE query;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE;
-END $$;
-SELECT query, pg_temp.sqlstate_of(query) AS sqlstate FROM (VALUES
+SELECT query, regress.sqlstate_of(query) AS sqlstate FROM (VALUES
     ($q$SELECT uuid_v7_to_timestamptz('f47ac10b-58cc-4372-a567-0e02b2c3d479')$q$),
     ($q$SELECT uuid_v7_to_timestamptz('017F22E2-79B0-7CC3-18C4-DC0C0C07398F')$q$),
     ($q$SELECT uuid_v7_to_timestamptz('zz')$q$),

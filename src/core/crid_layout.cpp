@@ -1,7 +1,6 @@
 #include "crid_layout.hpp"
 
 #include "error.hpp"
-#include "snowflake_layout.hpp" // describe_unix_ms, shared by the families' messages
 #include "time_units.hpp"
 
 #include <string>
@@ -14,7 +13,7 @@ namespace {
 constexpr int64_t max_epoch_unix_ms = INT64_C(253402300799000);
 
 // A Unix ms for messages ("2026-01-01 00:00:00.000+00").
-std::string at(int64_t unix_ms) { return snowflake::describe_unix_ms(unix_ms); }
+std::string at(int64_t unix_ms) { return describe_unix_ms(unix_ms); }
 
 // The Unix ms at which second ts begins, for any ts (no range check).
 int64_t start_of(const Layout &l, int64_t ts) noexcept { return l.epoch_unix_ms + ts * ms_per_s; }

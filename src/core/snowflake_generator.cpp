@@ -1,6 +1,7 @@
 #include "snowflake_generator.hpp"
 
 #include "error.hpp"
+#include "time_units.hpp"
 
 namespace crid::core::snowflake {
 

@@ -485,14 +485,4 @@ int64_t floor_id(const Layout &l, int64_t unix_ms) {
     return pack(l, Fields{.time_units = (unix_ms - l.epoch_unix_ms) / l.unit_ms});
 }
 
-std::string describe_unix_ms(int64_t unix_ms) {
-    // Beyond this the microsecond arithmetic of describe_pg_us would overflow.
-    constexpr int64_t limit = INT64_C(9000000000000000);
-    if (unix_ms < -limit || unix_ms > limit)
-        return "Unix millisecond " + std::to_string(unix_ms);
-    std::string s = describe_pg_us(pg_us_from_unix_ms(unix_ms));
-    size_t dot = s.find('.');
-    return s.substr(0, dot + 4) + s.substr(dot + 7); // drop the always-zero microseconds
-}
-
 } // namespace crid::core::snowflake

@@ -120,7 +120,5 @@ int64_t unit_start_unix_ms(const Layout &layout, int64_t unit) noexcept;
 // The last Unix millisecond the time field can express.
 int64_t last_unix_ms(const Layout &layout) noexcept;
 
-// A Unix millisecond as "YYYY-MM-DD HH:MM:SS.fff+00" for messages.
-std::string describe_unix_ms(int64_t unix_ms);
 
 } // namespace crid::core::snowflake

@@ -46,4 +46,8 @@ constexpr int64_t pg_us_from_unix_ms(int64_t unix_ms) noexcept {
 // without PostgreSQL's formatter (the core must not call it).
 std::string describe_pg_us(int64_t pg_us);
 
+// A Unix millisecond as "YYYY-MM-DD HH:MM:SS.fff+00" for messages (a bare
+// number beyond what describe_pg_us can convert).
+std::string describe_unix_ms(int64_t unix_ms);
+
 } // namespace crid::core

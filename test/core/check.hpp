@@ -38,6 +38,22 @@ std::string show_pair(const A &a, const B &b) {
     return s.str();
 }
 
+// The message of the crid::core::Error an expression throws ("" for none).
+template <class F>
+std::string message_of(F f) {
+    try {
+        f();
+    } catch (const crid::core::Error &e) {
+        return e.what();
+    }
+    return "";
+}
+
+// True when `needle` occurs in `haystack`: for checking error messages.
+inline bool contains(const std::string &haystack, const std::string &needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
 } // namespace crid::test
 
 #define CRID_CAT2(a, b) a##b

@@ -22,24 +22,13 @@ inline std::ostream &operator<<(std::ostream &out, const Block &b) {
 }
 } // namespace crid::core::crid_ids
 
+using crid::test::contains;
+using crid::test::message_of;
+
 namespace {
 
 constexpr int64_t epoch = INT64_C(1767225600000); // 2026-01-01 00:00:00 UTC
 
-// The message of the Error an expression throws ("" when it throws none).
-template <class F>
-std::string message_of(F f) {
-    try {
-        f();
-    } catch (const Error &e) {
-        return e.what();
-    }
-    return "";
-}
-
-bool contains(const std::string &haystack, const std::string &needle) {
-    return haystack.find(needle) != std::string::npos;
-}
 
 } // namespace
 

@@ -17,6 +17,9 @@
 using namespace crid::core;
 using namespace crid::core::snowflake;
 
+using crid::test::contains;
+using crid::test::message_of;
+
 namespace {
 
 constexpr int64_t epoch_2026 = INT64_C(1767225600000);
@@ -26,9 +29,6 @@ Layout tiny() { return server_layout(epoch_2026, 10, 2, 0); }
 
 const Policy policy{}; // wait 5 ms, borrow 1000 ms
 
-bool contains(const std::string &haystack, const std::string &needle) {
-    return haystack.find(needle) != std::string::npos;
-}
 
 using Kind = Step::Kind;
 

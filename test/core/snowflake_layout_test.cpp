@@ -4,6 +4,7 @@
 #include "check.hpp"
 
 #include "../../src/core/snowflake_layout.hpp"
+#include "../../src/core/time_units.hpp"
 
 #include <cstdint>
 #include <ostream>
@@ -20,22 +21,11 @@ inline std::ostream &operator<<(std::ostream &out, const Fields &f) {
 }
 } // namespace crid::core::snowflake
 
+using crid::test::contains;
+using crid::test::message_of;
+
 namespace {
 
-// The message of the Error an expression throws ("" when it throws none).
-template <class F>
-std::string message_of(F f) {
-    try {
-        f();
-    } catch (const Error &e) {
-        return e.what();
-    }
-    return "";
-}
-
-bool contains(const std::string &haystack, const std::string &needle) {
-    return haystack.find(needle) != std::string::npos;
-}
 
 const char *const presets[] = {"twitter", "discord", "instagram", "sonyflake", "crid"};
 

@@ -64,7 +64,8 @@ f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed/\1/')
 record "core" "$p" "$f"
 
 # --- pg_regress --------------------------------------------------------------
-mapfile -t preloaded_tests < <(cd "$CRID_ROOT/sql" && ls *.sql | grep -v -e '^crid--' -e '^no_preload' | sed 's/\.sql$//')
+# setup first: it creates what the others share.
+mapfile -t preloaded_tests < <(echo setup; cd "$CRID_ROOT/sql" && ls *.sql | grep -v -e '^crid--' -e '^no_preload' -e '^setup.sql$' | sed 's/\.sql$//')
 mapfile -t not_preloaded_tests < <(cd "$CRID_ROOT/sql" && ls no_preload*.sql | sed 's/\.sql$//')
 run_pg_regress regress-preloaded preloaded.conf "${preloaded_tests[@]}"
 run_pg_regress regress-not-preloaded not-preloaded.conf "${not_preloaded_tests[@]}"
