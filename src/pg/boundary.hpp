@@ -49,4 +49,18 @@ auto guarded(Body &&body) -> decltype(body()) {
     raise_caught(caught);
 }
 
+// Runs `body`; on a C++ exception returns false with it in `error` instead of
+// raising it, for callers that must carry on (the background worker records
+// the message for waiting backends and retries).
+template <class Body>
+bool attempt(Body &&body, CaughtError &error) noexcept {
+    try {
+        std::forward<Body>(body)();
+        return true;
+    } catch (...) {
+        capture_current_exception(error);
+        return false;
+    }
+}
+
 } // namespace crid::pg

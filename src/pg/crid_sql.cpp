@@ -12,6 +12,7 @@
 
 extern "C" {
 #include "access/htup_details.h"
+#include "access/xlog.h"
 #include "utils/wait_event.h"
 }
 
@@ -21,6 +22,12 @@ namespace ids = crid::core::crid_ids;
 namespace {
 
 void require_preloaded() {
+    // The worker starts only once recovery is over, and a standby must not
+    // reserve in (or write to) the registry anyway.
+    if (RecoveryInProgress())
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("crid ids cannot be minted during recovery"),
+                        errhint("Mint on the primary.")));
     if (!pg::crid_ids::shared())
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("crid_next needs crid in shared_preload_libraries"),

@@ -52,19 +52,34 @@ void forget_worker(int, Datum) {
     SpinLockRelease(&s->status_lock);
 }
 
-// Seconds since crid.epoch now, never before min_next_ts.
-int64_t reservation_ts() {
-    const core::crid_ids::Layout &l = layout();
+// Records a failure for waiting backends and the log; returns false.
+bool fail(const char *why) {
+    set_status(WorkerState::failing, why);
+    pg_atomic_fetch_add_u64(&shared()->registry_failures, 1);
+    ereport(LOG, (errmsg("crid: could not reserve a block: %s", why)));
+    return false;
+}
+
+// Seconds since crid.epoch now, never before min_next_ts; false (with the
+// reason in `error`) when the clock is outside the layout.
+bool reservation_ts(const core::crid_ids::Layout &l, int64_t &ts, pg::CaughtError &error) {
     int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
-    int64_t ts = pg::guarded([&] { return core::crid_ids::ts_of_unix_ms(l, now_ms); });
-    return ts > min_next_ts ? ts : min_next_ts;
+    if (!pg::attempt([&] { ts = core::crid_ids::ts_of_unix_ms(l, now_ms); }, error))
+        return false;
+    if (ts < min_next_ts)
+        ts = min_next_ts;
+    return true;
 }
 
 // The schema crid is installed in, quoted, or false when it is not installed.
 // Runs inside the worker's transaction.
 bool extension_schema(char *out, size_t size) {
-    if (SPI_execute("SELECT quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
-                    "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'crid'",
+    // Every name qualified (and search_path is pg_catalog, see the main loop):
+    // the worker runs as a superuser, so an object another role created in a
+    // schema on the path must never be picked up.
+    if (SPI_execute("SELECT pg_catalog.quote_ident(n.nspname::pg_catalog.text) FROM pg_catalog.pg_extension e "
+                    "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
+                    "WHERE e.extname OPERATOR(pg_catalog.=) 'crid'::pg_catalog.name",
                     true, 1) != SPI_OK_SELECT ||
         SPI_processed != 1)
         return false;
@@ -118,49 +133,62 @@ Attempt reserve(int64_t ts, int64_t size, int count, int64_t *starts) {
         pgstat_report_activity(STATE_IDLE, nullptr);
         char detail[256];
         std::snprintf(detail, sizeof detail, "%s", error->message);
-        result = error->sqlerrcode == ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE && strstr(error->message, "sequence overflow")
-                     ? Attempt::sequence_overflow
-                     : Attempt::failed;
+        // A full second is routine: the caller moves to a later one.
+        bool overflow =
+            error->sqlerrcode == ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE && strstr(error->message, "sequence overflow");
         FreeErrorData(error);
-        set_status(WorkerState::failing, detail);
-        pg_atomic_fetch_add_u64(&shared()->registry_failures, 1);
-        ereport(LOG, (errmsg("crid: could not reserve a block: %s", detail)));
+        if (overflow)
+            result = Attempt::sequence_overflow;
+        else
+            fail(detail);
     }
     PG_END_TRY();
     return result;
 }
 
 // Reserves and publishes blocks while the server runs low. Returns false when
-// an attempt failed, so the caller waits before trying again.
+// an attempt failed, so the caller backs off before trying again.
 bool refill() {
     CridShared *s = shared();
     const core::crid_ids::Layout &l = layout();
     int64_t size = block_size();
+    pg::CaughtError error;
+    if (!pg::attempt([&] { core::crid_ids::check_threshold(size, threshold()); }, error))
+        return fail(error.message);
     uint64_t waits = pg_atomic_read_u64(&s->sync_waits);
     if (waits != waits_seen)
         extra_blocks = std::min(extra_blocks + 4, max_extra_blocks);
     waits_seen = waits;
     int64_t low = threshold() + extra_blocks * size;
     pg_atomic_write_u64(&s->wake_below, uint64(low));
+    // Blocks of one second that still fit in one transaction; after a batch
+    // overflowed its second, one at a time until the second changes.
+    int64_t per_second = core::crid_ids::sequence_space(l) / size;
+    int64_t batch_limit = std::min<int64_t>(max_blocks_per_commit, per_second);
+    int64_t single_ts = -1;
     while (s->server.needs_block(low)) {
-        // As many blocks as reach the target, in one commit.
+        int64_t ts;
+        if (!reservation_ts(l, ts, error))
+            return fail(error.message);
+        if (!pg::attempt([&] { core::crid_ids::check_allocation(l, ts, size); }, error))
+            return fail(error.message);
+        // As many blocks as reach the target, as the ring can take, in one commit.
         int64_t missing = low - int64_t(s->server.remaining());
-        int count = int(missing > size ? (missing + size - 1) / size : 1);
-        if (count > max_blocks_per_commit)
-            count = max_blocks_per_commit;
-        // Never reserve a block the ring cannot publish (it would be a gap).
-        int room = int(std::min<uint64_t>(s->server.room(), uint64_t(max_blocks_per_commit)));
-        if (count > room)
-            count = room;
-        if (count == 0)
+        int64_t count = missing > size ? (missing + size - 1) / size : 1;
+        count = std::min<int64_t>({count, batch_limit, int64_t(s->server.room())});
+        if (ts == single_ts)
+            count = std::min<int64_t>(count, 1);
+        if (count <= 0)
             break;
-        int64_t ts = reservation_ts();
         int64_t starts[max_blocks_per_commit];
         int64_t t0 = core::wall_clock_ns();
-        Attempt a = reserve(ts, size, count, starts);
+        Attempt a = reserve(ts, size, int(count), starts);
         int64_t us = (core::wall_clock_ns() - t0) / core::ns_per_us;
         if (a == Attempt::sequence_overflow) {
-            min_next_ts = ts + 1; // that second is used up; the next one is not
+            if (count > 1)
+                single_ts = ts; // a single block may still fit in this second
+            else
+                min_next_ts = ts + 1; // this second is used up; the next one is not
             continue;
         }
         if (a == Attempt::no_extension) {
@@ -174,13 +202,17 @@ bool refill() {
             return false;
         if (ts > min_next_ts)
             min_next_ts = ts;
-        for (int i = 0; i < count; ++i) {
-            // A block the ring has no room for is a gap, never reused; with
-            // count capped to the ring's room this does not happen.
-            bool published = pg::guarded([&] {
-                core::crid_ids::Block b = core::crid_ids::block_of_allocation(l, ts, size, starts[i] + size);
-                return s->server.publish(b.first_id, b.size);
-            });
+        for (int64_t i = 0; i < count; ++i) {
+            // The ring had room for `count` blocks, so publish() succeeds; a
+            // block it refused anyway would be a gap, never reused.
+            bool published = false;
+            if (!pg::attempt(
+                    [&] {
+                        core::crid_ids::Block b = core::crid_ids::block_of_allocation(l, ts, size, starts[i] + size);
+                        published = s->server.publish(b.first_id, b.size);
+                    },
+                    error))
+                return fail(error.message);
             if (!published)
                 break;
             pg_atomic_fetch_add_u64(&s->blocks_reserved, 1);
@@ -238,6 +270,9 @@ void crid_worker_main(Datum) {
     // A reservation must be durable before any id of it is served: a commit
     // lost in a crash would hand the same block out again after the restart.
     SetConfigOption("synchronous_commit", "on", PGC_SUSET, PGC_S_OVERRIDE);
+    // The worker is a superuser: resolve nothing through schemas other roles
+    // can create objects in.
+    SetConfigOption("search_path", "pg_catalog", PGC_SUSET, PGC_S_OVERRIDE);
     set_status(WorkerState::serving, nullptr);
 
     for (;;) {
@@ -246,9 +281,12 @@ void crid_worker_main(Datum) {
             ProcessConfigFile(PGC_SIGHUP);
         }
         bool ok = refill();
-        // Backends set the latch when their ids run low; the timeout retries
-        // a failed reservation and covers a missed wake-up.
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, ok ? 1000 : 200, PG_WAIT_EXTENSION);
+        // Backends set the latch when their ids run low; the timeout covers a
+        // missed wake-up. After a failure the worker backs off for 200 ms
+        // whatever the backends do, so waiting callers cannot turn a broken
+        // registry into a busy loop.
+        int events = ok ? WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH : WL_TIMEOUT | WL_EXIT_ON_PM_DEATH;
+        (void)WaitLatch(MyLatch, events, ok ? 1000 : 200, PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
     }

@@ -1,5 +1,11 @@
 #include "settings_support.hpp"
 
+extern "C" {
+#include "pgtime.h"
+}
+
+#include <cctype>
+
 #include "../core/clock.hpp"
 #include "../core/time_units.hpp"
 
@@ -10,9 +16,27 @@ GucContext fixed_at_start_context() {
 }
 
 int64_t epoch_setting_unix_ms(const char *setting, const char *text) {
-    Datum ts = DirectFunctionCall3(timestamptz_in, CStringGetDatum(text), ObjectIdGetDatum(InvalidOid),
-                                   Int32GetDatum(-1));
-    TimestampTz at = DatumGetTimestampTz(ts);
+    // Special words ('now', 'today', ...) would give every process its own
+    // epoch; an epoch is a date.
+    if (!isdigit(static_cast<unsigned char>(text[0])))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("%s must be a date and time such as '2026-01-01 00:00:00+00', not \"%s\"", setting,
+                               text)));
+    // Read in UTC, so an epoch written without an offset means the same in
+    // every session whatever its TimeZone.
+    pg_tz *session_zone = session_timezone;
+    TimestampTz at;
+    session_timezone = pg_tzset("UTC");
+    PG_TRY();
+    {
+        at = DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in, CStringGetDatum(text),
+                                                     ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
+    }
+    PG_FINALLY();
+    {
+        session_timezone = session_zone;
+    }
+    PG_END_TRY();
     if (TIMESTAMP_NOT_FINITE(at))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("%s must be a finite time, not \"%s\"", setting, text)));

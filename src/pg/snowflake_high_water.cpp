@@ -28,9 +28,16 @@ int64_t lead_ms() {
     return half_borrow < 50 ? 50 : half_borrow > 1000 ? 1000 : half_borrow;
 }
 
+// The server layout in the words of the file's second line.
+void layout_line(char (&out)[256]) {
+    const core::snowflake::Layout &layout = server_layout();
+    pg::guarded([&] { std::snprintf(out, sizeof out, "%s", core::snowflake::describe(layout).c_str()); });
+}
+
 void write_high_water(int64_t unix_ms) {
-    char text[32];
-    int len = std::snprintf(text, sizeof text, "%lld\n", static_cast<long long>(unix_ms));
+    char layout[256], text[300];
+    layout_line(layout);
+    int len = std::snprintf(text, sizeof text, "%lld\n%s\n", static_cast<long long>(unix_ms), layout);
     int fd = OpenTransientFile(temp_name, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
     if (fd < 0)
         ereport(ERROR, (errcode_for_file_access(), errmsg("could not create \"%s\": %m", temp_name)));
@@ -57,12 +64,26 @@ int64_t read_high_water() {
         ereport(ERROR, (errcode_for_file_access(), errmsg("could not open \"%s\": %m", file_name)));
     }
     long long value = -1;
-    int fields = std::fscanf(f, "%lld", &value);
+    char written_layout[256] = "";
+    int fields = std::fscanf(f, "%lld %255s", &value, written_layout);
     FreeFile(f);
-    if (fields != 1 || value < 0)
+    if (fields != 2 || value < 0)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("snowflake high-water file \"%s\" is corrupt", file_name),
-                        errhint("It holds the last millisecond snowflake ids may have used. Write a Unix millisecond "
-                                "at least as late as the newest id into it (or a safe later one) to start again.")));
+                        errhint("It holds the last millisecond snowflake ids may have used and their layout. Write "
+                                "a Unix millisecond at least as late as the newest id, and the layout line of "
+                                "snowflake_layout(), into it to start again.")));
+    // Ids of another layout are not comparable with this one's: a narrower
+    // time shift makes new ids smaller than, or equal to, old ones.
+    char layout[256];
+    layout_line(layout);
+    if (std::strcmp(layout, written_layout) != 0)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("the snowflake layout changed: ids were minted as \"%s\", this server is set to \"%s\"",
+                               written_layout, layout),
+                        errhint("New ids could be smaller than, or equal to, ids minted before. Restore the old "
+                                "crid.snowflake_* settings, or, when no old id must stay unique against new ones, "
+                                "remove \"%s\" from the data directory.",
+                                file_name)));
     return value;
 }
 

@@ -5,6 +5,10 @@
 #include "snowflake_high_water.hpp"
 #include "snowflake_settings.hpp"
 
+extern "C" {
+#include "access/xlog.h"
+}
+
 #include "../core/clock.hpp"
 #include "../core/time_units.hpp"
 
@@ -15,6 +19,14 @@ namespace {
 using core::snowflake::Step;
 
 void require_preloaded() {
+    // A standby copied from its primary (pg_basebackup) has the same
+    // crid.node_id and high-water mark: minting there would repeat the
+    // primary's ids.
+    if (RecoveryInProgress())
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("snowflake ids cannot be minted during recovery"),
+                        errhint("Mint on the primary; a promoted standby mints once recovery ends, and it needs a "
+                                "crid.node_id of its own.")));
     if (!crid_preloaded() || !shared_state())
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("snowflake generation needs crid in shared_preload_libraries"),

@@ -12,12 +12,13 @@ use Exporter 'import';
 our @EXPORT = qw(crid_node run_in_parallel);
 
 # A started node with crid preloaded (unless preload => 0), the extension
-# created in "postgres", and any extra settings appended to its config.
+# created in "postgres", and any extra settings appended to its config;
+# init => { ... } passes options to init (allows_streaming => 1 for standbys).
 sub crid_node
 {
 	my ($name, %opt) = @_;
 	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init;
+	$node->init(%{ $opt{init} || {} });
 	my $preload = exists $opt{preload} ? $opt{preload} : 1;
 	$node->append_conf('postgresql.conf', "shared_preload_libraries = 'crid'") if $preload;
 	$node->append_conf('postgresql.conf', $opt{conf}) if $opt{conf};

@@ -123,5 +123,18 @@ mint('after_immediate', 5000);
 is(all_increasing('before_immediate', 'after_immediate'), 't', 'immediate shutdown, clock 500 ms back: every id greater');
 
 is($node->safe_psql('postgres', 'SELECT count(*) = count(DISTINCT id) FROM ids'), 't', 'no id was ever handed out twice');
+
+# A layout change would make new ids comparable with nothing minted before:
+# the server refuses to start until the old layout is back.
+set_clock_offset('+0');
+$node->stop('fast');
+$node->append_conf('postgresql.conf', "crid.snowflake_sequence_bits = 11\n");
+ok(!$node->start(fail_ok => 1), 'a changed snowflake layout stops the server start');
+like(slurp_file($node->logfile), qr/the snowflake layout changed: ids were minted as "[^"]*sequence=12/,
+	'naming the old and the new layout');
+$node->append_conf('postgresql.conf', "crid.snowflake_sequence_bits = 12\n");
+$node->start;
+mint('layout_restored', 1000);
+is(all_increasing('after_immediate', 'layout_restored'), 't', 'with the layout restored, ids continue above the old ones');
 $node->stop;
 done_testing();

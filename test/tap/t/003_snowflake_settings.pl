@@ -25,6 +25,7 @@ like(slurp_file($bad->logfile), qr/crid\.snowflake_epoch "2999-01-01 00:00:00\+0
 
 # Genes, a smaller node field, and nodes restricted to this server's own.
 my $node = crid_node('snowflake_settings',
+	init => { allows_streaming => 1 },
 	conf => "crid.snowflake_node_bits = 8\ncrid.snowflake_gene_bits = 3\ncrid.snowflake_sequence_bits = 12\n"
 	  . "crid.snowflake_nodes = '0-3,7'\ncrid.node_id = 2\n");
 is($node->safe_psql('postgres', "SELECT (snowflake_parse(snowflake_next(1, 5))).gene, snowflake_next(1, 6) & 7"),
@@ -64,5 +65,19 @@ is($node->safe_psql('postgres', 'SELECT count(*), count(DISTINCT id) FROM ids'),
 	'two sessions on two nodes: no duplicate');
 is($node->safe_psql('postgres', "SELECT sum(value) FROM crid_stats() WHERE metric = 'ids' AND node IN (8, 9)"),
 	'600000', 'crid_stats counts every id per node');
+
+# A streaming standby copied from this server has its node id and high-water
+# mark: it must not mint (it would repeat the primary's ids).
+$node->backup('for_standby');
+my $standby = PostgreSQL::Test::Cluster->new('snowflake_standby');
+$standby->init_from_backup($node, 'for_standby', has_streaming => 1);
+$standby->start;
+$node->wait_for_catchup($standby);
+($ret, $out, $err) = $standby->psql('postgres', 'SELECT snowflake_next(1)');
+like($err, qr/cannot be minted during recovery/, 'a standby refuses snowflake_next');
+($ret, $out, $err) = $standby->psql('postgres', 'SELECT crid_next()');
+like($err, qr/cannot be minted during recovery/, 'and crid_next');
+is($standby->safe_psql('postgres', 'SELECT (snowflake_parse(snowflake_floor(now()))).node'), '0', 'decoding works there');
+$standby->stop;
 
 done_testing();
