@@ -15,6 +15,17 @@ my $node = crid_node('crid_blocks',
 	conf => "crid.block_size = 1000\ncrid.threshold = 400\nrestart_after_crash = on\ncrid.allocation_timeout = '3s'\n");
 $node->safe_psql('postgres', 'CREATE TABLE ids (id bigint, source text)');
 
+# A trap for the superuser worker: an exact-type quote_ident(name) in public,
+# as any role with CREATE there could plant it. The worker must never call it.
+$node->safe_psql('postgres', q{
+CREATE TABLE hijack_log (at timestamptz);
+CREATE FUNCTION public.quote_ident(name) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO public.hijack_log VALUES (now());
+    RETURN pg_catalog.quote_ident($1::text);
+END $$;
+});
+
 # Ids a session printed (not stored), so those of a session that dies count too.
 sub minted_by_psql
 {
@@ -50,6 +61,8 @@ my $session = sub { "INSERT INTO ids SELECT crid_next(), 'session $_[0]' FROM ge
 run_in_parallel($node, $session->(1), $session->(2), $session->(3), $outside);
 is($node->safe_psql('postgres', 'SELECT count(*), count(DISTINCT id) FROM ids'), '330000|330000',
 	'three sessions and an outside node on one registry: 330,000 ids, all distinct');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM hijack_log'), '0',
+	'the worker never ran a function planted in public');
 remember(split /\n/, $node->safe_psql('postgres', 'SELECT id FROM ids'));
 
 # A terminated backend: the ids it was handed are never handed out again.
