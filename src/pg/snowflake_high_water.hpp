@@ -1,5 +1,5 @@
-// The snowflake high-water mark on disk: a Unix millisecond that no snowflake
-// id of this server has passed. Read once when shared memory is (re)built, and
+// The high-water mark on disk: a Unix millisecond that no snowflake id, and no
+// server-ordered UUIDv7, of this server has passed. Read once when shared memory is (re)built, and
 // pushed forward ahead of the ids, about once a second, so a restart or crash
 // resumes above every id handed out, even with the clock behind. Written to a
 // file in the data directory with fsync and an atomic rename.

@@ -58,6 +58,7 @@ PG_FUNCTION_INFO_V1(crid_uuid_extract_version);
 // uuid_generate_v7() and uuidv7(): the monotonic generator.
 Datum crid_uuid_generate_v7(PG_FUNCTION_ARGS) {
     core::Uuid u = pg::guarded([] { return pg::uuidv7::next(); });
+    pg::uuidv7::keep_high_water(u.high48());
     return pg::uuid_datum(u);
 }
 
@@ -121,6 +122,7 @@ Datum crid_uuidv7_shift(PG_FUNCTION_ARGS) {
     Interval *shift = PG_GETARG_INTERVAL_P(0);
     uint64_t tick = pg::guarded([] { return pg::uuidv7::next_tick(); });
     int64_t now_ms = int64_t(tick >> v7::fraction_bits);
+    pg::uuidv7::keep_high_water(uint64_t(now_ms));
     TimestampTz now = core::pg_us_from_unix_ms(now_ms);
     TimestampTz moved = DatumGetTimestampTz(
         DirectFunctionCall2(timestamptz_pl_interval, TimestampTzGetDatum(now), IntervalPGetDatum(shift)));

@@ -83,9 +83,12 @@ mint('fixed', 2000);
 is(all_increasing('back_400ms', 'fixed'), 't', 'clock restored: generation resumes, ids greater');
 
 # Restart with the clock behind by more than the borrow window: refused, not repeated.
+my $uuid_before = $node->safe_psql('postgres', 'SELECT max(uuid_generate_v7()::text) FROM generate_series(1, 1000)');
 $node->stop('fast');
 set_clock_offset('-10');
 $node->start;
+my $uuid_after = $node->safe_psql('postgres', 'SELECT uuid_generate_v7()');
+ok($uuid_after gt $uuid_before, 'UUIDv7 after a restart 10 s behind still sorts after every id before it');
 ($ret, $out, $err) = $node->psql('postgres', 'SELECT snowflake_next(1)');
 isnt($ret, 0, 'restarted 10 s behind: refused rather than reusing the past');
 like($err, qr/clock moved back by \d+ ms/, 'with the drift in the message');
@@ -116,9 +119,12 @@ is(all_increasing('before_crash', 'after_crash'), 't', 'kill -9 of a backend, cl
 
 # Immediate shutdown (no clean checkpoint), clock behind.
 mint('before_immediate', 5000);
+$uuid_before = $node->safe_psql('postgres', 'SELECT max(uuid_generate_v7()::text) FROM generate_series(1, 1000)');
 $node->stop('immediate');
 set_clock_offset('-0.5');
 $node->start;
+$uuid_after = $node->safe_psql('postgres', 'SELECT uuid_generate_v7()');
+ok($uuid_after gt $uuid_before, 'and UUIDv7 after an immediate shutdown with the clock 500 ms back');
 mint('after_immediate', 5000);
 is(all_increasing('before_immediate', 'after_immediate'), 't', 'immediate shutdown, clock 500 ms back: every id greater');
 
