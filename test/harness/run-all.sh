@@ -39,17 +39,19 @@ record_regress_log() {
     record "$suite" "$passed" "$failed"
 }
 
-# pg_regress against a temporary instance. $1 suite name, $2 config, rest: tests.
-run_pg_regress() {
-    local suite=$1 conf=$2
-    shift 2
+# A pg_regress-style runner against a temporary instance: $1 suite name,
+# $2 runner (pg_regress or pg_isolation_regress), $3 config, $4 input folder,
+# $5 database, rest: tests.
+run_regress_suite() {
+    local suite=$1 runner=$2 conf=$3 inputdir=$4 dbname=$5
+    shift 5
     local out="$WORK/$suite" status=0
     as_pg mkdir -p "$out"
-    log "pg_regress: $suite"
-    as_pg "$PGXS_DIR/../test/regress/pg_regress" \
+    log "$runner: $suite"
+    as_pg "$runner" \
         --temp-instance="$out/instance" --temp-config="$WORK/test/harness/$conf" \
-        --bindir="$BINDIR" --inputdir="$WORK" --outputdir="$out" \
-        --dbname=contrib_regression "$@" 2>&1 | tee "$out/run.log" || status=$?
+        --bindir="$BINDIR" --inputdir="$inputdir" --outputdir="$out" \
+        --dbname="$dbname" "$@" 2>&1 | tee "$out/run.log" || status=$?
     record_regress_log "$suite" "$out/run.log" "$status" "$out/regression.diffs"
 }
 
@@ -67,30 +69,22 @@ record "core" "$p" "$f"
 # setup first: it creates what the others share.
 mapfile -t preloaded_tests < <(echo setup; cd "$CRID_ROOT/sql" && ls *.sql | grep -v -e '^crid--' -e '^no_preload' -e '^setup.sql$' | sed 's/\.sql$//')
 mapfile -t not_preloaded_tests < <(cd "$CRID_ROOT/sql" && ls no_preload*.sql | sed 's/\.sql$//')
-run_pg_regress regress-preloaded preloaded.conf "${preloaded_tests[@]}"
-run_pg_regress regress-not-preloaded not-preloaded.conf "${not_preloaded_tests[@]}"
+PG_REGRESS="$PGXS_DIR/../test/regress/pg_regress"
+run_regress_suite regress-preloaded "$PG_REGRESS" preloaded.conf "$WORK" contrib_regression "${preloaded_tests[@]}"
+run_regress_suite regress-not-preloaded "$PG_REGRESS" not-preloaded.conf "$WORK" contrib_regression "${not_preloaded_tests[@]}"
 
 # --- isolation ---------------------------------------------------------------
 mapfile -t specs < <(cd "$CRID_ROOT/test/isolation/specs" && ls *.spec | sed 's/\.spec$//')
-out="$WORK/isolation"
-as_pg mkdir -p "$out"
-log "isolation specs"
-set +e
-as_pg "$PGXS_DIR/../test/isolation/pg_isolation_regress" \
-    --temp-instance="$out/instance" --temp-config="$WORK/test/harness/isolation.conf" \
-    --bindir="$BINDIR" --inputdir="$WORK/test/isolation" --outputdir="$out" \
-    --dbname=isolation_regression "${specs[@]}" 2>&1 | tee "$out/run.log"
-status=${PIPESTATUS[0]}
-set -e
-record_regress_log isolation "$out/run.log" "$status" "$out/regression.diffs"
+run_regress_suite isolation "$PGXS_DIR/../test/isolation/pg_isolation_regress" isolation.conf \
+    "$WORK/test/isolation" isolation_regression "${specs[@]}"
 
 # --- TAP -----------------------------------------------------------------------
 log "TAP tests"
 out="$WORK/tap"
 as_pg mkdir -p "$out"
 set +e
-(cd "$WORK/test/tap" && as_pg env PATH="$BINDIR:$PATH" TESTDIR="$out" PG_REGRESS="$PGXS_DIR/../test/regress/pg_regress" \
-    PERL5LIB="$PGXS_DIR/../test/perl" CRID_ROOT="$WORK" \
+(cd "$WORK/test/tap" && as_pg env PATH="$BINDIR:$PATH" TESTDIR="$out" PG_REGRESS="$PG_REGRESS" \
+    PERL5LIB="$PGXS_DIR/../test/perl" \
     prove -v t/*.pl) 2>&1 | tee "$out/run.log"
 status=${PIPESTATUS[0]}
 set -e
