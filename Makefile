@@ -38,7 +38,7 @@ $(CORE_SRCS:.cpp=.o): override CPPFLAGS += -DCRID_CORE_UNIT
 	  || { echo "src/core must not include PostgreSQL headers (see above)"; exit 1; }
 	@touch $@
 
-.PHONY: demo demo-stop test core-test bench
+.PHONY: demo demo-stop test core-test bench format
 demo:
 	@test/harness/demo.sh start
 demo-stop:
@@ -49,5 +49,7 @@ core-test:
 	@test/harness/run-core-tests.sh
 bench:
 	@test/bench/run.sh
+format:
+	clang-format -i src/core/*.?pp src/pg/*.?pp test/core/*.?pp
 
 EXTRA_CLEAN = .core-is-pure test/core/build $(OBJS:.o=.d)

@@ -38,8 +38,7 @@ Layout validate(Layout l) {
                         ") is outside 1970-01-01 00:00:00 UTC to 9999-12-31 23:59:59 UTC",
                     layout_hint());
     if (floor_mod(l.epoch_unix_ms, ms_per_s) != 0)
-        throw Error(ErrorKind::invalid_parameter,
-                    "crid.epoch " + at(l.epoch_unix_ms) + " is not a whole second",
+        throw Error(ErrorKind::invalid_parameter, "crid.epoch " + at(l.epoch_unix_ms) + " is not a whole second",
                     "crid timestamps count whole seconds, and the Go crid library truncates its epoch to the "
                     "second; use an epoch without a fraction so both split seconds alike.");
     return l;
@@ -86,9 +85,8 @@ int64_t ts_of_unix_ms(const Layout &l, int64_t unix_ms) {
 
 int64_t unix_ms_of_ts(const Layout &l, int64_t ts) {
     if (ts < 0 || ts > max_ts(l))
-        throw Error(ErrorKind::numeric_out_of_range,
-                    "crid timestamp " + std::to_string(ts) + " is out of range (0 to " + std::to_string(max_ts(l)) +
-                        ")");
+        throw Error(ErrorKind::numeric_out_of_range, "crid timestamp " + std::to_string(ts) +
+                                                         " is out of range (0 to " + std::to_string(max_ts(l)) + ")");
     return start_of(l, ts);
 }
 
@@ -101,9 +99,8 @@ void check_allocation(const Layout &l, int64_t ts, int64_t block_size) {
                         std::to_string(sequence_space(l)) + ", the ids one second holds",
                     "crid.block_size is how many ids one registry reservation covers (default 10000).");
     if (ts < 0 || ts > max_ts(l))
-        throw Error(ErrorKind::numeric_out_of_range,
-                    "crid timestamp " + std::to_string(ts) + " is out of range (0 to " + std::to_string(max_ts(l)) +
-                        ")");
+        throw Error(ErrorKind::numeric_out_of_range, "crid timestamp " + std::to_string(ts) +
+                                                         " is out of range (0 to " + std::to_string(max_ts(l)) + ")");
 }
 
 void check_threshold(int64_t block_size, int64_t threshold) {

@@ -10,13 +10,13 @@
 namespace crid::core {
 
 enum class ErrorKind {
-    invalid_parameter,   // 22023
-    numeric_out_of_range, // 22003
+    invalid_parameter,     // 22023
+    numeric_out_of_range,  // 22003
     datetime_out_of_range, // 22008
-    invalid_text,        // 22P02
-    null_value,          // 22004
-    prerequisite_state,  // 55000
-    internal,            // XX000
+    invalid_text,          // 22P02
+    null_value,            // 22004
+    prerequisite_state,    // 55000
+    internal,              // XX000
 };
 
 class Error : public std::runtime_error {

@@ -21,8 +21,7 @@ int32_t node_number(std::string_view s, std::string_view item) {
     int32_t v = -1;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < 0 || v > 65535)
-        throw Error(ErrorKind::invalid_parameter,
-                    "invalid node \"" + std::string(item) + "\" in crid.snowflake_nodes",
+        throw Error(ErrorKind::invalid_parameter, "invalid node \"" + std::string(item) + "\" in crid.snowflake_nodes",
                     "List node numbers from 0 to 65535 and ranges, separated by commas, e.g. '0-15,32'.");
     return v;
 }

@@ -13,12 +13,15 @@ struct SipState {
         : v0(k.k0 ^ UINT64_C(0x736f6d6570736575)), v1(k.k1 ^ UINT64_C(0x646f72616e646f6d)),
           v2(k.k0 ^ UINT64_C(0x6c7967656e657261)), v3(k.k1 ^ UINT64_C(0x7465646279746573)) {}
 
+    // One SipRound, laid out as in the paper's figure.
+    // clang-format off
     void round() noexcept {
         v0 += v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32);
         v2 += v3; v3 = rotl(v3, 16); v3 ^= v2;
         v0 += v3; v3 = rotl(v3, 21); v3 ^= v0;
         v2 += v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32);
     }
+    // clang-format on
 
     void compress(uint64_t m) noexcept {
         v3 ^= m;
@@ -30,7 +33,10 @@ struct SipState {
     uint64_t finish(uint64_t last) noexcept {
         compress(last);
         v2 ^= 0xff;
-        round(); round(); round(); round();
+        round();
+        round();
+        round();
+        round();
         return v0 ^ v1 ^ v2 ^ v3;
     }
 };

@@ -91,9 +91,9 @@ int days_in_month(int64_t y, int m) noexcept {
 void check(const Layout &l, const std::string &prefix, bool time_derived) {
     auto width = [&](const char *field, int v, int lo, int hi) {
         if (v < lo || v > hi)
-            throw Error(ErrorKind::invalid_parameter,
-                        prefix + "the " + field + " field has " + std::to_string(v) + " bits, outside " +
-                            std::to_string(lo) + " to " + std::to_string(hi));
+            throw Error(ErrorKind::invalid_parameter, prefix + "the " + field + " field has " + std::to_string(v) +
+                                                          " bits, outside " + std::to_string(lo) + " to " +
+                                                          std::to_string(hi));
     };
     width("node", l.node_bits, 0, 16);
     width("sequence", l.sequence_bits, 1, 22);
@@ -121,9 +121,9 @@ void check(const Layout &l, const std::string &prefix, bool time_derived) {
         throw Error(ErrorKind::invalid_parameter,
                     prefix + "the time unit is " + std::to_string(l.unit_ms) + " ms; it must be at least 1 ms");
     if (l.epoch_unix_ms < 0 || l.epoch_unix_ms > max_epoch_unix_ms)
-        throw Error(ErrorKind::invalid_parameter,
-                    prefix + "the epoch (Unix ms " + std::to_string(l.epoch_unix_ms) + ") is outside " +
-                        "1970-01-01 00:00:00 UTC to 9999-12-31 23:59:59.999 UTC");
+        throw Error(ErrorKind::invalid_parameter, prefix + "the epoch (Unix ms " + std::to_string(l.epoch_unix_ms) +
+                                                      ") is outside " +
+                                                      "1970-01-01 00:00:00 UTC to 9999-12-31 23:59:59.999 UTC");
     // unix_ms_of() must never overflow: the last unit has to end within int64 ms.
     int64_t span = 0, tail = 0, end = 0;
     if (__builtin_mul_overflow(int64_t(low_mask(l.time_bits)), l.unit_ms, &span) ||
@@ -137,24 +137,54 @@ void check(const Layout &l, const std::string &prefix, bool time_derived) {
 // The presets, by lower-case name.
 std::optional<Layout> find_preset(std::string_view name) {
     if (name == "twitter")
-        return Layout{.epoch_unix_ms = INT64_C(1288834974657), .unit_ms = 1, .time_bits = 41, .node_bits = 10,
-                      .sequence_bits = 12, .gene_bits = 0, .sequence_above_node = false, .use_sign_bit = false,
+        return Layout{.epoch_unix_ms = INT64_C(1288834974657),
+                      .unit_ms = 1,
+                      .time_bits = 41,
+                      .node_bits = 10,
+                      .sequence_bits = 12,
+                      .gene_bits = 0,
+                      .sequence_above_node = false,
+                      .use_sign_bit = false,
                       .name = "twitter"};
     if (name == "discord")
-        return Layout{.epoch_unix_ms = INT64_C(1420070400000), .unit_ms = 1, .time_bits = 42, .node_bits = 10,
-                      .sequence_bits = 12, .gene_bits = 0, .sequence_above_node = false, .use_sign_bit = true,
+        return Layout{.epoch_unix_ms = INT64_C(1420070400000),
+                      .unit_ms = 1,
+                      .time_bits = 42,
+                      .node_bits = 10,
+                      .sequence_bits = 12,
+                      .gene_bits = 0,
+                      .sequence_above_node = false,
+                      .use_sign_bit = true,
                       .name = "discord"};
     if (name == "instagram")
-        return Layout{.epoch_unix_ms = INT64_C(1314220021721), .unit_ms = 1, .time_bits = 41, .node_bits = 13,
-                      .sequence_bits = 10, .gene_bits = 0, .sequence_above_node = false, .use_sign_bit = true,
+        return Layout{.epoch_unix_ms = INT64_C(1314220021721),
+                      .unit_ms = 1,
+                      .time_bits = 41,
+                      .node_bits = 13,
+                      .sequence_bits = 10,
+                      .gene_bits = 0,
+                      .sequence_above_node = false,
+                      .use_sign_bit = true,
                       .name = "instagram"};
     if (name == "sonyflake")
-        return Layout{.epoch_unix_ms = INT64_C(1409529600000), .unit_ms = 10, .time_bits = 39, .node_bits = 16,
-                      .sequence_bits = 8, .gene_bits = 0, .sequence_above_node = true, .use_sign_bit = false,
+        return Layout{.epoch_unix_ms = INT64_C(1409529600000),
+                      .unit_ms = 10,
+                      .time_bits = 39,
+                      .node_bits = 16,
+                      .sequence_bits = 8,
+                      .gene_bits = 0,
+                      .sequence_above_node = true,
+                      .use_sign_bit = false,
                       .name = "sonyflake"};
     if (name == "crid" || name == "default")
-        return Layout{.epoch_unix_ms = INT64_C(1767225600000), .unit_ms = 1, .time_bits = 41, .node_bits = 10,
-                      .sequence_bits = 12, .gene_bits = 0, .sequence_above_node = false, .use_sign_bit = false,
+        return Layout{.epoch_unix_ms = INT64_C(1767225600000),
+                      .unit_ms = 1,
+                      .time_bits = 41,
+                      .node_bits = 10,
+                      .sequence_bits = 12,
+                      .gene_bits = 0,
+                      .sequence_above_node = false,
+                      .use_sign_bit = false,
                       .name = "crid"};
     return std::nullopt;
 }
@@ -418,9 +448,15 @@ std::string describe(const Layout &l) {
 }
 
 Layout server_layout(int64_t epoch_unix_ms, int node_bits, int sequence_bits, int gene_bits) {
-    Layout l{.epoch_unix_ms = epoch_unix_ms, .unit_ms = 1, .time_bits = 0, .node_bits = node_bits,
-             .sequence_bits = sequence_bits, .gene_bits = gene_bits, .sequence_above_node = false,
-             .use_sign_bit = false, .name = "server"};
+    Layout l{.epoch_unix_ms = epoch_unix_ms,
+             .unit_ms = 1,
+             .time_bits = 0,
+             .node_bits = node_bits,
+             .sequence_bits = sequence_bits,
+             .gene_bits = gene_bits,
+             .sequence_above_node = false,
+             .use_sign_bit = false,
+             .name = "server"};
     // Checked before subtracting, so absurd settings cannot overflow the sum.
     if (node_bits >= 0 && node_bits <= 64 && sequence_bits >= 0 && sequence_bits <= 64 && gene_bits >= 0 &&
         gene_bits <= 64)
@@ -443,9 +479,9 @@ int64_t max_gene(const Layout &l) noexcept { return int64_t(low_mask(l.gene_bits
 int64_t pack(const Layout &l, const Fields &f) {
     auto in_range = [&](const char *field, int64_t v, int64_t max) {
         if (v < 0 || v > max)
-            throw Error(ErrorKind::numeric_out_of_range,
-                        "snowflake " + std::string(field) + " " + std::to_string(v) + " is out of range for " +
-                            label(l) + " (0 to " + std::to_string(max) + ")");
+            throw Error(ErrorKind::numeric_out_of_range, "snowflake " + std::string(field) + " " + std::to_string(v) +
+                                                             " is out of range for " + label(l) + " (0 to " +
+                                                             std::to_string(max) + ")");
     };
     in_range("time", f.time_units, max_time_units(l));
     in_range("node", f.node, max_node(l));
@@ -471,9 +507,7 @@ Fields unpack(const Layout &l, int64_t id) {
 
 int64_t unit_start_unix_ms(const Layout &l, int64_t unit) noexcept { return l.epoch_unix_ms + unit * l.unit_ms; }
 
-int64_t last_unix_ms(const Layout &l) noexcept {
-    return unit_start_unix_ms(l, max_time_units(l)) + (l.unit_ms - 1);
-}
+int64_t last_unix_ms(const Layout &l) noexcept { return unit_start_unix_ms(l, max_time_units(l)) + (l.unit_ms - 1); }
 
 int64_t unix_ms_of(const Layout &l, int64_t id) { return unit_start_unix_ms(l, unpack(l, id).time_units); }
 

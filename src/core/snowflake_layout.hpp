@@ -120,5 +120,4 @@ int64_t unit_start_unix_ms(const Layout &layout, int64_t unit) noexcept;
 // The last Unix millisecond the time field can express.
 int64_t last_unix_ms(const Layout &layout) noexcept;
 
-
 } // namespace crid::core::snowflake

@@ -13,8 +13,9 @@ namespace {
 constexpr uint64_t fraction_mask = (UINT64_C(1) << fraction_bits) - 1;
 
 [[noreturn]] void out_of_range(const std::string &what) {
-    throw Error(ErrorKind::datetime_out_of_range,
-                what + " is outside the range of UUID version 7 (1970-01-01 00:00:00 UTC to 10889-08-02 05:31:50.655 UTC)");
+    throw Error(
+        ErrorKind::datetime_out_of_range,
+        what + " is outside the range of UUID version 7 (1970-01-01 00:00:00 UTC to 10889-08-02 05:31:50.655 UTC)");
 }
 
 } // namespace
@@ -67,10 +68,8 @@ uint64_t unix_ms_from_pg_us(int64_t pg_us) {
 
 uint64_t unix_ms_of(const Uuid &u) {
     if (u.version() != 7 || !u.rfc_variant()) {
-        std::string found = u.rfc_variant() ? "version " + std::to_string(u.version())
-                                            : "not of the RFC 9562 variant";
-        throw Error(ErrorKind::invalid_parameter,
-                    "uuid " + u.to_string() + " is " + found + ", not a version 7 UUID",
+        std::string found = u.rfc_variant() ? "version " + std::to_string(u.version()) : "not of the RFC 9562 variant";
+        throw Error(ErrorKind::invalid_parameter, "uuid " + u.to_string() + " is " + found + ", not a version 7 UUID",
                     "Only UUIDs from uuid_generate_v7() or another RFC 9562 version 7 generator carry a time here; "
                     "uuid_extract_timestamp() also reads version 1 and returns NULL for the rest.");
     }

@@ -26,9 +26,7 @@ int sqlstate_of(core::ErrorKind kind) noexcept {
     return ERRCODE_INTERNAL_ERROR;
 }
 
-void copy_text(char (&dst)[512], const char *src) noexcept {
-    std::snprintf(dst, sizeof dst, "%s", src);
-}
+void copy_text(char (&dst)[512], const char *src) noexcept { std::snprintf(dst, sizeof dst, "%s", src); }
 
 } // namespace
 

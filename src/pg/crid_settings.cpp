@@ -29,13 +29,12 @@ int loaded_bits = 0;
 void define_settings() {
     const GucContext fixed = fixed_at_start_context();
     DefineCustomStringVariable("crid.epoch", "Time zero of crid ids: their timestamps count seconds from it.",
-                               "Must match every node that shares the registry.", &epoch_text,
-                               "2026-01-01 00:00:00+00", fixed, 0, nullptr, nullptr, nullptr);
+                               "Must match every node that shares the registry.", &epoch_text, "2026-01-01 00:00:00+00",
+                               fixed, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("crid.timestamp_bits", "Width of the seconds field of crid ids.",
                             "The sequence gets the rest of 63 bits. Must match every node of the registry.",
-                            &timestamp_bits, core::crid_ids::default_timestamp_bits,
-                            core::crid_ids::min_timestamp_bits, core::crid_ids::max_timestamp_bits, fixed, 0,
-                            nullptr, nullptr, nullptr);
+                            &timestamp_bits, core::crid_ids::default_timestamp_bits, core::crid_ids::min_timestamp_bits,
+                            core::crid_ids::max_timestamp_bits, fixed, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("crid.block_size", "How many sequences one registry reservation takes.", nullptr,
                             &block_size_setting, int(core::crid_ids::default_block_size), 1, INT_MAX, PGC_SIGHUP, 0,
                             nullptr, nullptr, nullptr);
@@ -46,12 +45,10 @@ void define_settings() {
     DefineCustomStringVariable("crid.registry_database",
                                "Database whose crid_allocations table the background worker reserves blocks in.",
                                nullptr, &registry_database_text, "postgres", fixed, 0, nullptr, nullptr, nullptr);
-    DefineCustomIntVariable("crid.allocation_timeout",
-                            "How long crid_next() waits for a block before it raises an error.", nullptr,
-                            &allocation_timeout_setting, 5000, 0, 3600 * 1000, PGC_USERSET, GUC_UNIT_MS, nullptr,
-                            nullptr, nullptr);
-    DefineCustomIntVariable("crid.evict_min_age",
-                            "crid_evict() keeps registry rows of at least this recent past.",
+    DefineCustomIntVariable(
+        "crid.allocation_timeout", "How long crid_next() waits for a block before it raises an error.", nullptr,
+        &allocation_timeout_setting, 5000, 0, 3600 * 1000, PGC_USERSET, GUC_UNIT_MS, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("crid.evict_min_age", "crid_evict() keeps registry rows of at least this recent past.",
                             "A clock stepped back into an evicted second would restart its sequences.",
                             &evict_min_age_setting, 86400, 60, INT_MAX, PGC_SUSET, GUC_UNIT_S, nullptr, nullptr,
                             nullptr);

@@ -22,9 +22,9 @@ void init_shared(CridShared *memory) {
     memory->state = WorkerState::not_started;
     memory->worker_pid = 0;
     memory->detail[0] = '\0';
-    for (pg_atomic_uint64 *c : {&memory->blocks_reserved, &memory->ids_reserved, &memory->registry_failures, &memory->registry_commits,
-                                &memory->registry_us_total, &memory->registry_us_max, &memory->sync_waits,
-                                &memory->wait_timeouts})
+    for (pg_atomic_uint64 *c :
+         {&memory->blocks_reserved, &memory->ids_reserved, &memory->registry_failures, &memory->registry_commits,
+          &memory->registry_us_total, &memory->registry_us_max, &memory->sync_waits, &memory->wait_timeouts})
         pg_atomic_init_u64(c, 0);
 }
 

@@ -45,11 +45,11 @@ using Server = core::crid_ids::BlockServer<SharedAtomic, ring_blocks>;
 
 // What the worker is doing, for the error a waiting backend raises.
 enum class WorkerState : int {
-    not_started,   // no worker has run since the server started
-    connecting,    // connecting to crid.registry_database
-    no_extension,  // connected, but CREATE EXTENSION crid was not run there
-    failing,       // a reservation failed; `detail` says why
-    serving,       // reserving blocks normally
+    not_started,  // no worker has run since the server started
+    connecting,   // connecting to crid.registry_database
+    no_extension, // connected, but CREATE EXTENSION crid was not run there
+    failing,      // a reservation failed; `detail` says why
+    serving,      // reserving blocks normally
 };
 
 struct CridShared {

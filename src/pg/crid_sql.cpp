@@ -26,8 +26,7 @@ void require_preloaded() {
     // reserve in (or write to) the registry anyway.
     if (RecoveryInProgress())
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("crid ids cannot be minted during recovery"),
-                        errhint("Mint on the primary.")));
+                        errmsg("crid ids cannot be minted during recovery"), errhint("Mint on the primary.")));
     if (!pg::crid_ids::shared())
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("crid_next needs crid in shared_preload_libraries"),
@@ -76,7 +75,8 @@ void raise_timeout(pg::crid_ids::CridShared *s) {
         break;
     }
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                    errmsg("crid_next: no block within crid.allocation_timeout (%d ms): %s", pg::crid_ids::allocation_timeout_ms(), why),
+                    errmsg("crid_next: no block within crid.allocation_timeout (%d ms): %s",
+                           pg::crid_ids::allocation_timeout_ms(), why),
                     detail[0] ? errdetail("%s.", detail) : 0,
                     errhint("Check crid.registry_database (\"%s\"), that CREATE EXTENSION crid was run there, "
                             "and the server log of the \"crid block reserver\" worker.",
@@ -86,7 +86,8 @@ void raise_timeout(pg::crid_ids::CridShared *s) {
 // Waits for the worker to publish a block, then takes an id.
 int64_t take_after_waiting(pg::crid_ids::CridShared *s) {
     pg_atomic_fetch_add_u64(&s->sync_waits, 1);
-    int64_t deadline_us = core::wall_clock_ns() / core::ns_per_us + int64_t(pg::crid_ids::allocation_timeout_ms()) * 1000;
+    int64_t deadline_us =
+        core::wall_clock_ns() / core::ns_per_us + int64_t(pg::crid_ids::allocation_timeout_ms()) * 1000;
     ConditionVariablePrepareToSleep(&s->block_published);
     for (;;) {
         ids::Result r = s->server.take();
@@ -188,8 +189,8 @@ Datum crid_evict_horizon(PG_FUNCTION_ARGS) {
     const ids::Layout &l = layout();
     int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
     int64_t safety = pg::crid_ids::evict_min_age_s();
-    PG_RETURN_INT64(pg::guarded(
-        [&] { return ids::evict_bound_ts(l, core::unix_ms_from_pg_us_floor(before), now_ms, safety); }));
+    PG_RETURN_INT64(
+        pg::guarded([&] { return ids::evict_bound_ts(l, core::unix_ms_from_pg_us_floor(before), now_ms, safety); }));
 }
 
 } // extern "C"

@@ -19,9 +19,9 @@ int64_t epoch_setting_unix_ms(const char *setting, const char *text) {
     // Special words ('now', 'today', ...) would give every process its own
     // epoch; an epoch is a date.
     if (!isdigit(static_cast<unsigned char>(text[0])))
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("%s must be a date and time such as '2026-01-01 00:00:00+00', not \"%s\"", setting,
-                               text)));
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                 errmsg("%s must be a date and time such as '2026-01-01 00:00:00+00', not \"%s\"", setting, text)));
     // Read in UTC, so an epoch written without an offset means the same in
     // every session whatever its TimeZone.
     pg_tz *session_zone = session_timezone;
@@ -33,9 +33,7 @@ int64_t epoch_setting_unix_ms(const char *setting, const char *text) {
                                                      ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
     }
     PG_FINALLY();
-    {
-        session_timezone = session_zone;
-    }
+    { session_timezone = session_zone; }
     PG_END_TRY();
     if (TIMESTAMP_NOT_FINITE(at))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -68,10 +68,11 @@ int64_t read_high_water() {
     int fields = std::fscanf(f, "%lld %255s", &value, written_layout);
     FreeFile(f);
     if (fields != 2 || value < 0)
-        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("snowflake high-water file \"%s\" is corrupt", file_name),
-                        errhint("It holds the last millisecond snowflake ids may have used and their layout. Write "
-                                "a Unix millisecond at least as late as the newest id, and the layout line of "
-                                "snowflake_layout(), into it to start again.")));
+        ereport(ERROR,
+                (errcode(ERRCODE_DATA_CORRUPTED), errmsg("snowflake high-water file \"%s\" is corrupt", file_name),
+                 errhint("It holds the last millisecond snowflake ids may have used and their layout. Write "
+                         "a Unix millisecond at least as late as the newest id, and the layout line of "
+                         "snowflake_layout(), into it to start again.")));
     // Ids of another layout are not comparable with this one's: a narrower
     // time shift makes new ids smaller than, or equal to, old ones.
     char layout[256];

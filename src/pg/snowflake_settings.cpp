@@ -83,12 +83,11 @@ void define_settings() {
                             "Beyond it, generation fails rather than risk a repeated id.", &clock_borrow_ms, 1000, 0,
                             3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("crid.node_id", "The snowflake node of snowflake_next() without arguments.",
-                            "-1 means unset. Only superusers and the server configuration may set it.", &node_id,
-                            -1, -1, 65535, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+                            "-1 means unset. Only superusers and the server configuration may set it.", &node_id, -1,
+                            -1, 65535, PGC_SUSET, 0, nullptr, nullptr, nullptr);
     DefineCustomStringVariable("crid.snowflake_nodes", "The snowflake nodes this server may mint for.",
-                               "Ranges such as '0-15,32'; empty means every node of the layout.",
-                               &allowed_nodes_text, "", PGC_SIGHUP, 0, check_allowed_nodes, assign_allowed_nodes,
-                               nullptr);
+                               "Ranges such as '0-15,32'; empty means every node of the layout.", &allowed_nodes_text,
+                               "", PGC_SIGHUP, 0, check_allowed_nodes, assign_allowed_nodes, nullptr);
 }
 
 void load_server_layout() {
@@ -101,8 +100,7 @@ void load_server_layout() {
             throw core::Error(core::ErrorKind::invalid_parameter,
                               "crid.snowflake_node_bits (" + std::to_string(nb) + ") + crid.snowflake_sequence_bits (" +
                                   std::to_string(sb) + ") + crid.snowflake_gene_bits (" + std::to_string(gb) +
-                                  ") leave " + std::to_string(63 - nb - sb - gb) +
-                                  " time bits; at least 32 are needed",
+                                  ") leave " + std::to_string(63 - nb - sb - gb) + " time bits; at least 32 are needed",
                               "Lower the node, sequence or gene bits so they add up to at most 31.");
         layout = core::snowflake::server_layout(epoch, nb, sb, gb);
         layout_loaded = true;

@@ -44,9 +44,10 @@ void check_ranges(const core::snowflake::Layout &layout, int64_t node, int64_t g
     int64_t max_gene = core::snowflake::max_gene(layout);
     if (gene < 0 || gene > max_gene) {
         if (layout.gene_bits == 0)
-            ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                            errmsg("snowflake ids of this server carry no gene"),
-                            errhint("Set crid.snowflake_gene_bits (and restart) to reserve low bits for a shard gene.")));
+            ereport(ERROR,
+                    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                     errmsg("snowflake ids of this server carry no gene"),
+                     errhint("Set crid.snowflake_gene_bits (and restart) to reserve low bits for a shard gene.")));
         ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
                         errmsg("snowflake gene %lld is out of range", static_cast<long long>(gene)),
                         errdetail("crid.snowflake_gene_bits = %d allows genes 0 to %lld.", layout.gene_bits,

@@ -6,8 +6,7 @@ namespace crid::pg {
 
 int64_t finite_timestamp_arg(FunctionCallInfo fcinfo, int n, const char *function) {
     if (PG_ARGISNULL(n))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-                        errmsg("%s: the timestamp must not be NULL", function),
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s: the timestamp must not be NULL", function),
                         errhint("A NULL time would yield a NULL key; filter or COALESCE the rows first.")));
     TimestampTz at = PG_GETARG_TIMESTAMPTZ(n);
     if (TIMESTAMP_NOT_FINITE(at))

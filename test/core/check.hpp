@@ -58,38 +58,38 @@ inline bool contains(const std::string &haystack, const std::string &needle) {
 
 #define CRID_CAT2(a, b) a##b
 #define CRID_CAT(a, b) CRID_CAT2(a, b)
-#define TEST(name)                                                                                               \
-    static void CRID_CAT(test_, name)();                                                                         \
-    static crid::test::Register CRID_CAT(register_, name)(#name, CRID_CAT(test_, name));                         \
+#define TEST(name)                                                                                                     \
+    static void CRID_CAT(test_, name)();                                                                               \
+    static crid::test::Register CRID_CAT(register_, name)(#name, CRID_CAT(test_, name));                               \
     static void CRID_CAT(test_, name)()
 
-#define CHECK(cond)                                                                                              \
-    do {                                                                                                         \
-        if (!(cond))                                                                                             \
-            crid::test::fail(__FILE__, __LINE__, "CHECK(" #cond ") failed");                                     \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            crid::test::fail(__FILE__, __LINE__, "CHECK(" #cond ") failed");                                           \
     } while (0)
 
-#define CHECK_EQ(a, b)                                                                                           \
-    do {                                                                                                         \
-        auto &&va_ = (a);                                                                                        \
-        auto &&vb_ = (b);                                                                                        \
-        if (!(va_ == vb_))                                                                                       \
-            crid::test::fail(__FILE__, __LINE__, "CHECK_EQ(" #a ", " #b "): " + crid::test::show_pair(va_, vb_)); \
+#define CHECK_EQ(a, b)                                                                                                 \
+    do {                                                                                                               \
+        auto &&va_ = (a);                                                                                              \
+        auto &&vb_ = (b);                                                                                              \
+        if (!(va_ == vb_))                                                                                             \
+            crid::test::fail(__FILE__, __LINE__, "CHECK_EQ(" #a ", " #b "): " + crid::test::show_pair(va_, vb_));      \
     } while (0)
 
 // The expression must throw crid::core::Error of the given kind.
-#define CHECK_THROWS(expr, error_kind)                                                                           \
-    do {                                                                                                         \
-        bool thrown_ = false;                                                                                    \
-        try {                                                                                                    \
-            (void)(expr);                                                                                        \
-        } catch (const crid::core::Error &e_) {                                                                  \
-            thrown_ = e_.kind() == crid::core::ErrorKind::error_kind;                                            \
-            if (!thrown_)                                                                                        \
-                crid::test::fail(__FILE__, __LINE__, "wrong error kind from " #expr ": " + std::string(e_.what())); \
-            else                                                                                                 \
-                break;                                                                                           \
-        }                                                                                                        \
-        if (!thrown_)                                                                                            \
-            crid::test::fail(__FILE__, __LINE__, #expr " did not throw " #error_kind);                           \
+#define CHECK_THROWS(expr, error_kind)                                                                                 \
+    do {                                                                                                               \
+        bool thrown_ = false;                                                                                          \
+        try {                                                                                                          \
+            (void)(expr);                                                                                              \
+        } catch (const crid::core::Error &e_) {                                                                        \
+            thrown_ = e_.kind() == crid::core::ErrorKind::error_kind;                                                  \
+            if (!thrown_)                                                                                              \
+                crid::test::fail(__FILE__, __LINE__, "wrong error kind from " #expr ": " + std::string(e_.what()));    \
+            else                                                                                                       \
+                break;                                                                                                 \
+        }                                                                                                              \
+        if (!thrown_)                                                                                                  \
+            crid::test::fail(__FILE__, __LINE__, #expr " did not throw " #error_kind);                                 \
     } while (0)

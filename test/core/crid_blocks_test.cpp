@@ -131,7 +131,7 @@ TEST(crid_blocks_needs_block_threshold) {
 TEST(crid_blocks_ring_full_is_refused) {
     auto s = fresh<4>();
     CHECK_EQ(s->room(), uint64_t(4));
-    CHECK(s->publish(0, 2));   // generation 1, current
+    CHECK(s->publish(0, 2)); // generation 1, current
     CHECK_EQ(s->room(), uint64_t(3));
     CHECK(s->publish(10, 2));  // 2
     CHECK(s->publish(20, 2));  // 3
@@ -168,7 +168,7 @@ TEST(crid_blocks_publish_rejects_impossible_blocks) {
 // block (that id goes to someone else): it is dropped.
 TEST(crid_blocks_stalled_reader_across_slot_reuse_is_dropped) {
     auto s = fresh<2>();
-    CHECK(s->publish(100, 3)); // generation 1 in slot 1
+    CHECK(s->publish(100, 3));     // generation 1 in slot 1
     uint64_t stalled = s->fetch(); // ticket 0: id 100 if served now
     CHECK_EQ(stalled, uint64_t(0));
     CHECK_EQ(id_of(*s), 101);
@@ -309,21 +309,15 @@ void race(int64_t threshold, std::vector<int64_t> sizes, int consumers, int per_
 
 } // namespace
 
-TEST(crid_blocks_threads_eager_producer_small_blocks) {
-    race(150, {7, 100}, 4, 100000, false);
-}
+TEST(crid_blocks_threads_eager_producer_small_blocks) { race(150, {7, 100}, 4, 100000, false); }
 
 // Threshold 0: the producer only refills once the server is empty, so the
 // consumers keep hitting empty, switching blocks and resolving stale tickets.
-TEST(crid_blocks_threads_lazy_producer_empty_often) {
-    race(0, {7, 1, 100, 3}, 4, 100000, true);
-}
+TEST(crid_blocks_threads_lazy_producer_empty_often) { race(0, {7, 1, 100, 3}, 4, 100000, true); }
 
 // Two slots: every publish reuses the slot of the block before current, so
 // stalled readers meet reused slots all the time.
-TEST(crid_blocks_threads_two_slot_ring) {
-    race<2>(50, {7, 2, 100}, 4, 100000, false);
-}
+TEST(crid_blocks_threads_two_slot_ring) { race<2>(50, {7, 2, 100}, 4, 100000, false); }
 
 // Threads descheduled at random points of take() and publish().
 TEST(crid_blocks_threads_jittery_scheduling) {

@@ -29,7 +29,6 @@ namespace {
 
 constexpr int64_t epoch = INT64_C(1767225600000); // 2026-01-01 00:00:00 UTC
 
-
 } // namespace
 
 // The Go library's parser test (from-cero/crid parser_test.go): ts 500, seq 7
@@ -91,8 +90,7 @@ TEST(crid_validate_names_the_setting_and_limits) {
     CHECK(contains(m, "crid.timestamp_bits is 63"));
     CHECK(contains(m, "28 to 40"));
     CHECK_THROWS(validate(Layout{.epoch_unix_ms = -1000, .timestamp_bits = 31}), invalid_parameter);
-    CHECK_THROWS(validate(Layout{.epoch_unix_ms = INT64_C(253402300800000), .timestamp_bits = 31}),
-                 invalid_parameter);
+    CHECK_THROWS(validate(Layout{.epoch_unix_ms = INT64_C(253402300800000), .timestamp_bits = 31}), invalid_parameter);
     CHECK(contains(message_of([] { validate(Layout{.epoch_unix_ms = epoch + 250, .timestamp_bits = 31}); }),
                    "crid.epoch 2026-01-01 00:00:00.250+00 is not a whole second"));
     CHECK_EQ(validate(Layout{.epoch_unix_ms = 0, .timestamp_bits = 28}).epoch_unix_ms, 0);
@@ -194,6 +192,5 @@ TEST(crid_evict_horizon_keeps_recent_seconds) {
     CHECK_THROWS(evict_bound_ts(l, epoch + 6401000, epoch + 10000000, 3600), invalid_parameter);
     CHECK_EQ(evict_bound_ts(l, epoch - 1, epoch + 10000000, 3600), 0);
     CHECK_EQ(evict_bound_ts(l, epoch, epoch, 3600), 0);
-    CHECK(contains(message_of([&] { evict_bound_ts(l, epoch + 9999000, epoch + 10000000, 3600); }),
-                   "too recent"));
+    CHECK(contains(message_of([&] { evict_bound_ts(l, epoch + 9999000, epoch + 10000000, 3600); }), "too recent"));
 }

@@ -29,7 +29,6 @@ Layout tiny() { return server_layout(epoch_2026, 10, 2, 0); }
 
 const Policy policy{}; // wait 5 ms, borrow 1000 ms
 
-
 using Kind = Step::Kind;
 
 } // namespace
@@ -195,8 +194,8 @@ TEST(time_field_overflow_throws) {
     CHECK(next(l, policy, 0, max).kind == Kind::issue);
     CHECK_THROWS(next(l, policy, 0, max + 1), datetime_out_of_range);
     uint64_t full = encode_state(l, max, max_sequence(l));
-    CHECK_THROWS(next(l, policy, full, max), datetime_out_of_range);           // no unit to wait for
-    CHECK_THROWS(next(l, policy, full, max - 100), datetime_out_of_range);     // no unit to borrow
+    CHECK_THROWS(next(l, policy, full, max), datetime_out_of_range);          // no unit to wait for
+    CHECK_THROWS(next(l, policy, full, max - 100), datetime_out_of_range);    // no unit to borrow
     CHECK(next(l, policy, encode_state(l, max, 0), max).kind == Kind::issue); // sequence left
     try {
         next(l, policy, 0, max + 1);

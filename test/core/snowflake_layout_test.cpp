@@ -26,7 +26,6 @@ using crid::test::message_of;
 
 namespace {
 
-
 const char *const presets[] = {"twitter", "discord", "instagram", "sonyflake", "crid"};
 
 } // namespace
@@ -266,8 +265,8 @@ TEST(custom_spec_full_and_derived) {
 TEST(custom_spec_is_case_and_space_tolerant) {
     Layout l = layout_named(" Epoch = 2014-09-01 , UNIT=10MS, node=16 ,sequence=8, order = Time, Sequence , Node ");
     CHECK(equivalent(l, layout_named("sonyflake")));
-    CHECK(layout_named("epoch=2014-09-01,unit=10,node=16,sequence=8,order=time,sequence,node,gene")
-              .sequence_above_node);
+    CHECK(
+        layout_named("epoch=2014-09-01,unit=10,node=16,sequence=8,order=time,sequence,node,gene").sequence_above_node);
     CHECK(!layout_named("order=time,node,sequence,epoch=2020-01-01,node=10,sequence=12").sequence_above_node);
 }
 
@@ -391,8 +390,13 @@ TEST(describe_is_canonical_and_round_trips) {
 TEST(floor_id_and_unix_ms_of_agree) {
     for (const char *name : presets) {
         Layout l = layout_named(name);
-        const int64_t times[] = {l.epoch_unix_ms, l.epoch_unix_ms + 1, l.epoch_unix_ms + 9, l.epoch_unix_ms + 10,
-                                 l.epoch_unix_ms + 123456789, INT64_C(1767225600123), last_unix_ms(l) - 10,
+        const int64_t times[] = {l.epoch_unix_ms,
+                                 l.epoch_unix_ms + 1,
+                                 l.epoch_unix_ms + 9,
+                                 l.epoch_unix_ms + 10,
+                                 l.epoch_unix_ms + 123456789,
+                                 INT64_C(1767225600123),
+                                 last_unix_ms(l) - 10,
                                  last_unix_ms(l)};
         for (int64_t ms : times) {
             if (ms < l.epoch_unix_ms)

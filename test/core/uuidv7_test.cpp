@@ -74,8 +74,8 @@ TEST(from_tick_lays_out_version_variant_fraction_and_random) {
     CHECK_EQ(u.version(), 7);
     CHECK(u.rfc_variant());
     CHECK_EQ(u.high48(), uint64_t(rfc_example_unix_ms));
-    CHECK_EQ(get_be(u, 6, 2) & 0x0FFF, 0xABCu);            // rand_a = top 12 fraction bits
-    CHECK_EQ((u.low64() >> 58) & 0xF, 0xDu);               // next 4 fraction bits
+    CHECK_EQ(get_be(u, 6, 2) & 0x0FFF, 0xABCu);                               // rand_a = top 12 fraction bits
+    CHECK_EQ((u.low64() >> 58) & 0xF, 0xDu);                                  // next 4 fraction bits
     CHECK_EQ(u.low64() & ((UINT64_C(1) << 58) - 1), (UINT64_C(1) << 58) - 1); // 58 random bits
     // The same tick with zero randomness differs only in those 58 bits.
     Uuid z = uuidv7::from_tick(tick, 0);
@@ -83,8 +83,8 @@ TEST(from_tick_lays_out_version_variant_fraction_and_random) {
 }
 
 TEST(tick_order_is_uuid_order) {
-    uint64_t ticks[] = {0, 1, 15, 16, 0xFFFF, 0x10000, (uint64_t(rfc_example_unix_ms) << 16) + 5,
-                        UINT64_MAX - 1, UINT64_MAX};
+    uint64_t ticks[] = {
+        0, 1, 15, 16, 0xFFFF, 0x10000, (uint64_t(rfc_example_unix_ms) << 16) + 5, UINT64_MAX - 1, UINT64_MAX};
     for (size_t i = 1; i < std::size(ticks); ++i)
         CHECK(uuidv7::from_tick(ticks[i - 1], ~UINT64_C(0)) < uuidv7::from_tick(ticks[i], 0));
 }
@@ -100,9 +100,9 @@ TEST(tick_from_clock_is_method3_fraction) {
 }
 
 TEST(next_tick_follows_clock_and_never_repeats) {
-    CHECK_EQ(uuidv7::next_tick(10, 20), 20u);    // clock ahead: use it
-    CHECK_EQ(uuidv7::next_tick(20, 20), 21u);    // same fraction: advance
-    CHECK_EQ(uuidv7::next_tick(500, 20), 501u);  // clock stepped back: advance
+    CHECK_EQ(uuidv7::next_tick(10, 20), 20u);   // clock ahead: use it
+    CHECK_EQ(uuidv7::next_tick(20, 20), 21u);   // same fraction: advance
+    CHECK_EQ(uuidv7::next_tick(500, 20), 501u); // clock stepped back: advance
     CHECK_THROWS(uuidv7::next_tick(UINT64_MAX, 5), datetime_out_of_range);
 }
 

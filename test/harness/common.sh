@@ -9,7 +9,7 @@ PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 
 # Debian packages the build and every suite need.
 CRID_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libboost-dev g++ make
-               libipc-run-perl libfaketime perl)
+               libipc-run-perl libfaketime perl clang-format)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

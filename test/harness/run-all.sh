@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: installs what is missing, builds and installs crid, then runs
 # every suite and ends with one line "N passed, M failed" (non-zero exit on
-# any failure). Suites: core unit tests, pg_regress with crid preloaded,
+# any failure). Suites: clang-format, core unit tests, pg_regress with crid preloaded,
 # pg_regress without preloading, isolation specs, TAP (restart, crash, clock).
 source "$(dirname "$0")/common.sh"
 
@@ -64,6 +64,15 @@ p=$(echo "$line" | sed -E 's/core: ([0-9]+) passed.*/\1/')
 f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed/\1/')
 [ "$status" != 0 ] && [ "$f" = 0 ] && f=1
 record "core" "$p" "$f"
+
+# --- formatting --------------------------------------------------------------
+# One check: every C++ file as .clang-format lays it out (make format fixes it).
+log "clang-format"
+unformatted=0
+for file in "$CRID_ROOT"/src/core/*.?pp "$CRID_ROOT"/src/pg/*.?pp "$CRID_ROOT"/test/core/*.?pp; do
+    clang-format --dry-run --Werror "$file" 2>/dev/null || { unformatted=1; echo "not formatted: $file"; }
+done
+record format $((1 - unformatted)) "$unformatted"
 
 # --- pg_regress --------------------------------------------------------------
 # setup first: it creates what the others share.
