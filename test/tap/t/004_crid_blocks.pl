@@ -93,6 +93,17 @@ $node->start;
 remember(minted_by_psql(20000));
 is($duplicates, 0, 'after an immediate shutdown: nothing reissued');
 
+# The worker stopped: the postmaster starts it again within a second, and
+# callers that run out of ids meanwhile wait for it (crid.allocation_timeout).
+my $worker_pid = $node->safe_psql('postgres',
+	"SELECT pid FROM pg_stat_activity WHERE backend_type = 'crid block reserver'");
+$node->safe_psql('postgres', "SELECT pg_terminate_backend($worker_pid)");
+remember(minted_by_psql(30000));
+is($duplicates, 0, 'worker terminated: generation resumes, nothing reissued');
+is( $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'crid block reserver' AND pid <> $worker_pid"),
+	'1', 'a new worker took over');
+
 # pg_dump keeps the registry (an extension configuration table); a server
 # whose registry is the restored copy continues after every reserved block.
 my $dump = $node->basedir . '/registry.dump';
