@@ -42,7 +42,7 @@ stop() {
         if [ -f "$d/data/postmaster.pid" ]; then
             stop_server "$d/data"
             stopped=1
-            log "stopped the demo server in $d "
+            log "stopped the demo server in $d"
         fi
     done
     [ "$stopped" = 1 ] || log "no demo server is running"
