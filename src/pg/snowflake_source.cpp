@@ -83,17 +83,21 @@ int64_t mint(int64_t node, int64_t gene) {
     SnowflakeNodeSlot &slot = snowflake_slots()[node];
     SharedWord word{&slot.state};
     for (;;) {
+        int64_t id = 0;
         Step step = pg::guarded([&] {
-            return core::snowflake::claim(word, layout, policy, [&] {
+            Step claimed = core::snowflake::claim(word, layout, policy, [&] {
                 return core::snowflake::unit_of_unix_ms(layout, core::wall_clock_ns() / core::ns_per_ms);
             });
+            if (claimed.kind == Step::Kind::issue)
+                id = core::snowflake::id_from(layout, claimed, node, gene);
+            return claimed;
         });
         if (step.kind == Step::Kind::issue) {
             pg_atomic_fetch_add_u64(&slot.minted, 1);
             if (step.borrowed)
                 pg_atomic_fetch_add_u64(&slot.clock_borrows, 1);
             ensure_high_water(core::snowflake::unit_start_unix_ms(layout, step.unit));
-            return pg::guarded([&] { return core::snowflake::id_from(layout, step, node, gene); });
+            return id;
         }
         if (step.kind == Step::Kind::wait) {
             pg_atomic_fetch_add_u64(step.exhausted ? &slot.exhaustion_waits : &slot.clock_waits, 1);
