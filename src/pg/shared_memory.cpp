@@ -1,7 +1,7 @@
 #include "shared_memory.hpp"
 
 #include "crid_shared.hpp"
-#include "snowflake_high_water.hpp"
+#include "high_water.hpp"
 #include "snowflake_settings.hpp"
 
 #include "../core/uuidv7.hpp"
@@ -46,12 +46,12 @@ void attach_shared_memory() {
     if (!found_state) {
         state->snowflake_persist_lock = &(GetNamedLWLockTranche(lock_tranche))->lock;
         pg_atomic_init_u64(&state->snowflake_persists, 0);
-        int64_t high_water = snowflake::read_high_water();
+        int64_t high_water = high_water::read();
         pg_atomic_init_u64(&state->snowflake_persisted_ms, uint64(high_water < 0 ? 0 : high_water));
         // UUIDv7 resumes after the last tick of the mark's millisecond.
         uint64_t last_tick = high_water < 0 ? 0 : (uint64_t(high_water) + 1) << core::uuidv7::fraction_bits;
         pg_atomic_init_u64(&state->uuidv7_tick, last_tick == 0 ? 0 : last_tick - 1);
-        uint64_t start = snowflake::state_after_restart(high_water);
+        uint64_t start = high_water::snowflake_state_after_restart(high_water);
         for (int64_t i = 0; i < snowflake_slot_count(); ++i) {
             SnowflakeNodeSlot &s = slots[i];
             pg_atomic_init_u64(&s.state, start);

@@ -2,7 +2,7 @@
 
 #include "boundary.hpp"
 #include "shared_memory.hpp"
-#include "snowflake_high_water.hpp"
+#include "high_water.hpp"
 #include "snowflake_settings.hpp"
 
 extern "C" {
@@ -96,7 +96,7 @@ int64_t mint(int64_t node, int64_t gene) {
             pg_atomic_fetch_add_u64(&slot.minted, 1);
             if (step.borrowed)
                 pg_atomic_fetch_add_u64(&slot.clock_borrows, 1);
-            ensure_high_water(core::snowflake::unit_start_unix_ms(layout, step.unit));
+            high_water::ensure(core::snowflake::unit_start_unix_ms(layout, step.unit));
             return id;
         }
         if (step.kind == Step::Kind::wait) {

@@ -1,7 +1,7 @@
 #include "uuidv7_source.hpp"
 
 #include "shared_memory.hpp"
-#include "snowflake_high_water.hpp"
+#include "high_water.hpp"
 
 #include "../core/clock.hpp"
 #include "../core/random_pool.hpp"
@@ -45,7 +45,7 @@ uint64_t next_tick() {
 
 void keep_high_water(uint64_t unix_ms) {
     if (shared_state() && order == order_server)
-        snowflake::ensure_high_water(int64_t(unix_ms));
+        high_water::ensure(int64_t(unix_ms));
 }
 
 uint64_t random64() { return random_pool.next64(strong_random, MyProcPid); }

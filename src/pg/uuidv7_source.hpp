@@ -18,7 +18,7 @@ uint64_t next_tick();
 
 // Before an id of Unix millisecond `unix_ms` from next()/next_tick() is
 // returned: with server-wide order, pushes the server's high-water mark (see
-// snowflake_high_water.hpp) past it, so after a restart or crash the tick
+// high_water.hpp) past it, so after a restart or crash the tick
 // resumes above every id handed out, even with the clock behind. May write
 // and fsync a file (about once a second): call outside guarded().
 void keep_high_water(uint64_t unix_ms);

@@ -1,4 +1,4 @@
-#include "snowflake_high_water.hpp"
+#include "high_water.hpp"
 
 #include "boundary.hpp"
 #include "shared_memory.hpp"
@@ -12,25 +12,25 @@ extern "C" {
 #include <cstdio>
 #include <cstdlib>
 
-namespace crid::pg::snowflake {
+namespace crid::pg::high_water {
 
 namespace {
 
-constexpr const char *file_name = "crid_snowflake.hwm";
-constexpr const char *temp_name = "crid_snowflake.hwm.tmp";
+constexpr const char *file_name = "crid_high_water";
+constexpr const char *temp_name = "crid_high_water.tmp";
 
 // How far ahead of an id the mark is written: half of crid.clock_borrow_ms,
 // between 50 ms and 1 s. After a crash, ids resume at the mark, up to that
 // far ahead of the clock; keeping it inside the borrow window lets a restarted
 // server mint at once, at the price of a write every lead_ms while minting.
 int64_t lead_ms() {
-    int64_t half_borrow = current_policy().borrow_ms / 2;
+    int64_t half_borrow = snowflake::current_policy().borrow_ms / 2;
     return half_borrow < 50 ? 50 : half_borrow > 1000 ? 1000 : half_borrow;
 }
 
 // The server layout in the words of the file's second line.
 void layout_line(char (&out)[256]) {
-    const core::snowflake::Layout &layout = server_layout();
+    const core::snowflake::Layout &layout = snowflake::server_layout();
     pg::guarded([&] { std::snprintf(out, sizeof out, "%s", core::snowflake::describe(layout).c_str()); });
 }
 
@@ -56,7 +56,7 @@ void write_high_water(int64_t unix_ms) {
 
 } // namespace
 
-int64_t read_high_water() {
+int64_t read() {
     FILE *f = AllocateFile(file_name, "r");
     if (!f) {
         if (errno == ENOENT)
@@ -88,12 +88,12 @@ int64_t read_high_water() {
     return value;
 }
 
-uint64_t state_after_restart(int64_t high_water_ms) {
-    const core::snowflake::Layout &layout = server_layout();
+uint64_t snowflake_state_after_restart(int64_t high_water_ms) {
+    const core::snowflake::Layout &layout = snowflake::server_layout();
     return pg::guarded([&] { return core::snowflake::state_after_restart(layout, high_water_ms); });
 }
 
-void ensure_high_water(int64_t unix_ms) {
+void ensure(int64_t unix_ms) {
     SharedState *shared = shared_state();
     if (int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms)) >= unix_ms)
         return;
@@ -108,4 +108,4 @@ void ensure_high_water(int64_t unix_ms) {
     LWLockRelease(shared->snowflake_persist_lock);
 }
 
-} // namespace crid::pg::snowflake
+} // namespace crid::pg::high_water
