@@ -23,6 +23,14 @@ $bad->append_conf('postgresql.conf', "crid.snowflake_node_bits = 10\ncrid.snowfl
 ok(!$bad->start(fail_ok => 1), 'an epoch in the future stops the server start');
 like(slurp_file($bad->logfile), qr/crid\.snowflake_epoch "2999-01-01 00:00:00\+00" is in the future/, 'the log names it');
 
+# crid.epoch is checked at start too: not a date, or 'now' (which would give
+# every process its own epoch), stops the start naming the setting.
+$bad->append_conf('postgresql.conf', "crid.snowflake_epoch = '2026-01-01 00:00:00+00'\ncrid.epoch = 'now'\n");
+ok(!$bad->start(fail_ok => 1), "crid.epoch = 'now' stops the server start");
+like(slurp_file($bad->logfile), qr/crid\.epoch must be a date and time/, 'the log names crid.epoch');
+$bad->append_conf('postgresql.conf', "crid.epoch = '2026-13-45'\n");
+ok(!$bad->start(fail_ok => 1), 'a crid.epoch that is no date stops the server start');
+
 # Genes, a smaller node field, and nodes restricted to this server's own.
 my $node = crid_node('snowflake_settings',
 	init => { allows_streaming => 1 },
