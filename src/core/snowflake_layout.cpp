@@ -134,58 +134,38 @@ void check(const Layout &l, const std::string &prefix, bool time_derived) {
                     "Use fewer time bits or a shorter unit.");
 }
 
-// The presets, by lower-case name.
+// The presets, by lower-case name: one row each, fields in Layout's order
+// (epoch, unit, time, node, sequence, gene, sequence above node, sign bit).
+struct Preset {
+    std::string_view name;
+    int64_t epoch_unix_ms, unit_ms;
+    int time_bits, node_bits, sequence_bits, gene_bits;
+    bool sequence_above_node, use_sign_bit;
+};
+// clang-format off
+constexpr Preset presets[] = {
+    {"twitter",   INT64_C(1288834974657),  1, 41, 10, 12, 0, false, false},
+    {"discord",   INT64_C(1420070400000),  1, 42, 10, 12, 0, false, true},
+    {"instagram", INT64_C(1314220021721),  1, 41, 13, 10, 0, false, true},
+    {"sonyflake", INT64_C(1409529600000), 10, 39, 16,  8, 0, true,  false},
+    {"crid",      INT64_C(1767225600000),  1, 41, 10, 12, 0, false, false},
+};
+// clang-format on
+
 std::optional<Layout> find_preset(std::string_view name) {
-    if (name == "twitter")
-        return Layout{.epoch_unix_ms = INT64_C(1288834974657),
-                      .unit_ms = 1,
-                      .time_bits = 41,
-                      .node_bits = 10,
-                      .sequence_bits = 12,
-                      .gene_bits = 0,
-                      .sequence_above_node = false,
-                      .use_sign_bit = false,
-                      .name = "twitter"};
-    if (name == "discord")
-        return Layout{.epoch_unix_ms = INT64_C(1420070400000),
-                      .unit_ms = 1,
-                      .time_bits = 42,
-                      .node_bits = 10,
-                      .sequence_bits = 12,
-                      .gene_bits = 0,
-                      .sequence_above_node = false,
-                      .use_sign_bit = true,
-                      .name = "discord"};
-    if (name == "instagram")
-        return Layout{.epoch_unix_ms = INT64_C(1314220021721),
-                      .unit_ms = 1,
-                      .time_bits = 41,
-                      .node_bits = 13,
-                      .sequence_bits = 10,
-                      .gene_bits = 0,
-                      .sequence_above_node = false,
-                      .use_sign_bit = true,
-                      .name = "instagram"};
-    if (name == "sonyflake")
-        return Layout{.epoch_unix_ms = INT64_C(1409529600000),
-                      .unit_ms = 10,
-                      .time_bits = 39,
-                      .node_bits = 16,
-                      .sequence_bits = 8,
-                      .gene_bits = 0,
-                      .sequence_above_node = true,
-                      .use_sign_bit = false,
-                      .name = "sonyflake"};
-    if (name == "crid" || name == "default")
-        return Layout{.epoch_unix_ms = INT64_C(1767225600000),
-                      .unit_ms = 1,
-                      .time_bits = 41,
-                      .node_bits = 10,
-                      .sequence_bits = 12,
-                      .gene_bits = 0,
-                      .sequence_above_node = false,
-                      .use_sign_bit = false,
-                      .name = "crid"};
+    if (name == "default")
+        name = "crid";
+    for (const Preset &p : presets)
+        if (p.name == name)
+            return Layout{.epoch_unix_ms = p.epoch_unix_ms,
+                          .unit_ms = p.unit_ms,
+                          .time_bits = p.time_bits,
+                          .node_bits = p.node_bits,
+                          .sequence_bits = p.sequence_bits,
+                          .gene_bits = p.gene_bits,
+                          .sequence_above_node = p.sequence_above_node,
+                          .use_sign_bit = p.use_sign_bit,
+                          .name = std::string(p.name)};
     return std::nullopt;
 }
 
