@@ -5,6 +5,7 @@
 #include "boundary.hpp"
 #include "crid_settings.hpp"
 #include "crid_shared.hpp"
+#include "shared_memory.hpp"
 #include "timestamp_args.hpp"
 
 #include "../core/clock.hpp"
@@ -12,7 +13,6 @@
 
 extern "C" {
 #include "access/htup_details.h"
-#include "access/xlog.h"
 #include "utils/wait_event.h"
 }
 
@@ -20,19 +20,6 @@ using namespace crid;
 namespace ids = crid::core::crid_ids;
 
 namespace {
-
-void require_preloaded() {
-    // The worker starts only once recovery is over, and a standby must not
-    // reserve in (or write to) the registry anyway.
-    if (RecoveryInProgress())
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("crid ids cannot be minted during recovery"), errhint("Mint on the primary.")));
-    if (!pg::crid_ids::shared())
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("crid_next needs crid in shared_preload_libraries"),
-                        errhint("Add crid to shared_preload_libraries in postgresql.conf and restart the server; "
-                                "its background worker reserves the blocks. Decoding works without it.")));
-}
 
 // Wakes the worker when the published ids run low (a no-op while its latch
 // is already set, so at most one wake-up per worker cycle).
@@ -123,7 +110,7 @@ PG_FUNCTION_INFO_V1(crid_evict_horizon);
 // crid_next(): one fetch_add on the shared ticket in steady state; waits (up
 // to crid.allocation_timeout) only when every reserved id is used up.
 Datum crid_next(PG_FUNCTION_ARGS) {
-    require_preloaded();
+    pg::require_minting("crid", "crid_next", "its background worker reserves the blocks. Decoding works without it.");
     pg::crid_ids::CridShared *s = pg::crid_ids::shared();
     ids::Result r = s->server.take();
     if (r.kind != ids::Result::Kind::id)

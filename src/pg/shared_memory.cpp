@@ -1,5 +1,9 @@
 #include "shared_memory.hpp"
 
+extern "C" {
+#include "access/xlog.h"
+}
+
 #include "crid_shared.hpp"
 #include "high_water.hpp"
 #include "snowflake_settings.hpp"
@@ -12,7 +16,6 @@ namespace {
 
 SharedState *state = nullptr;
 SnowflakeNodeSlot *slots = nullptr;
-bool preloaded = false;
 shmem_request_hook_type previous_request_hook = nullptr;
 shmem_startup_hook_type previous_startup_hook = nullptr;
 
@@ -73,10 +76,20 @@ SnowflakeNodeSlot *snowflake_slots() noexcept { return slots; }
 
 int64_t snowflake_slot_count() noexcept { return int64_t(1) << snowflake::server_layout().node_bits; }
 
-bool crid_preloaded() noexcept { return preloaded; }
+void require_minting(const char *family, const char *what, const char *preload_hint) {
+    if (RecoveryInProgress())
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("%s ids cannot be minted during recovery", family),
+                        errhint("Mint on the primary; a promoted standby mints once recovery ends (snowflake ids "
+                                "with a crid.node_id of its own).")));
+    if (!state)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("%s needs crid in shared_preload_libraries", what),
+                        errhint("Add crid to shared_preload_libraries in postgresql.conf and restart the server; %s",
+                                preload_hint)));
+}
 
 void install_shared_memory_hooks() {
-    preloaded = true;
     previous_request_hook = shmem_request_hook;
     shmem_request_hook = request_shared_memory;
     previous_startup_hook = shmem_startup_hook;

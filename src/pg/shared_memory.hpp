@@ -34,8 +34,12 @@ SharedState *shared_state() noexcept;
 SnowflakeNodeSlot *snowflake_slots() noexcept;
 int64_t snowflake_slot_count() noexcept;
 
-// True in a server that loaded crid through shared_preload_libraries.
-bool crid_preloaded() noexcept;
+// ERROR unless this process may mint `family` ids ("snowflake", "crid"): not
+// during recovery (a standby copied from its primary carries the primary's
+// node ids, high-water mark and registry, so it would repeat its ids), and
+// only with crid preloaded. `what` names the caller in the second message,
+// `preload_hint` says what preloading brings.
+void require_minting(const char *family, const char *what, const char *preload_hint);
 
 // Chains shmem_request_hook / shmem_startup_hook; called from _PG_init.
 void install_shared_memory_hooks();

@@ -5,10 +5,6 @@
 #include "high_water.hpp"
 #include "snowflake_settings.hpp"
 
-extern "C" {
-#include "access/xlog.h"
-}
-
 #include "../core/clock.hpp"
 #include "../core/time_units.hpp"
 
@@ -17,22 +13,6 @@ namespace crid::pg::snowflake {
 namespace {
 
 using core::snowflake::Step;
-
-void require_preloaded() {
-    // A standby copied from its primary (pg_basebackup) has the same
-    // crid.node_id and high-water mark: minting there would repeat the
-    // primary's ids.
-    if (RecoveryInProgress())
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("snowflake ids cannot be minted during recovery"),
-                        errhint("Mint on the primary; a promoted standby mints once recovery ends, and it needs a "
-                                "crid.node_id of its own.")));
-    if (!crid_preloaded() || !shared_state())
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("snowflake generation needs crid in shared_preload_libraries"),
-                        errhint("Add crid to shared_preload_libraries in postgresql.conf and restart the server; "
-                                "decoding works without it.")));
-}
 
 void check_ranges(const core::snowflake::Layout &layout, int64_t node, int64_t gene) {
     int64_t max_node = core::snowflake::max_node(layout);
@@ -75,7 +55,7 @@ void wait_for_clock(int64_t until_unix_ms, bool spin) {
 } // namespace
 
 int64_t mint(int64_t node, int64_t gene) {
-    require_preloaded();
+    require_minting("snowflake", "snowflake generation", "decoding works without it.");
     const core::snowflake::Layout &layout = server_layout();
     check_ranges(layout, node, gene);
     check_node_allowed(node);
