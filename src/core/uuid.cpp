@@ -2,13 +2,6 @@
 
 namespace crid::core {
 
-void put_be(Uuid &u, int first, int count, uint64_t value) noexcept {
-    for (int i = first + count - 1; i >= first; --i) {
-        u.bytes[i] = uint8_t(value);
-        value >>= 8;
-    }
-}
-
 uint64_t get_be(const Uuid &u, int first, int count) noexcept {
     uint64_t v = 0;
     for (int i = first; i < first + count; ++i)

@@ -28,8 +28,6 @@ struct Uuid {
     friend auto operator<=>(const Uuid &, const Uuid &) = default;
 };
 
-// Writes `value` into bytes [first, first + count) big-endian.
-void put_be(Uuid &u, int first, int count, uint64_t value) noexcept;
 // Writes `value` into bytes [first, first + 8) big-endian, in one store.
 inline void store_be64(Uuid &u, int first, uint64_t value) noexcept {
     if constexpr (std::endian::native == std::endian::little)
