@@ -25,6 +25,12 @@ Datum random_v7_at(int64_t pg_us) {
     return pg::uuid_datum(u);
 }
 
+// The smallest version 7 UUID of the millisecond containing pg_us.
+Datum floor_v7_at(int64_t pg_us) {
+    core::Uuid u = pg::guarded([&] { return v7::from_parts(v7::unix_ms_from_pg_us(pg_us), 0, 0); });
+    return pg::uuid_datum(u);
+}
+
 Datum deterministic_v7(FunctionCallInfo fcinfo, KeyTag tag, const void *key, size_t len) {
     int64_t at = pg::finite_timestamp_arg(fcinfo, 0, "uuid_generate_v7_deterministic");
     core::Uuid u = pg::guarded([&] { return v7::deterministic(v7::unix_ms_from_pg_us(at), tag, key, len); });
@@ -101,19 +107,12 @@ Datum crid_uuid_v7_to_timestamptz(PG_FUNCTION_ARGS) {
 }
 
 // uuid_v7_floor(at): the smallest v7 of at's millisecond, a range-scan bound.
-Datum crid_uuid_v7_floor(PG_FUNCTION_ARGS) {
-    int64_t at = pg::finite_timestamp_arg(fcinfo, 0, "uuid_v7_floor");
-    core::Uuid u = pg::guarded([&] { return v7::from_parts(v7::unix_ms_from_pg_us(at), 0, 0); });
-    return pg::uuid_datum(u);
-}
+Datum crid_uuid_v7_floor(PG_FUNCTION_ARGS) { return floor_v7_at(pg::finite_timestamp_arg(fcinfo, 0, "uuid_v7_floor")); }
 
 // uuid_timestamptz_to_v7(at, zero): pg_uuidv7's name; STRICT like the original.
 Datum crid_uuid_timestamptz_to_v7(PG_FUNCTION_ARGS) {
     int64_t at = pg::finite_timestamp_arg(fcinfo, 0, "uuid_timestamptz_to_v7");
-    if (!PG_GETARG_BOOL(1))
-        return random_v7_at(at);
-    core::Uuid u = pg::guarded([&] { return v7::from_parts(v7::unix_ms_from_pg_us(at), 0, 0); });
-    return pg::uuid_datum(u);
+    return PG_GETARG_BOOL(1) ? floor_v7_at(at) : random_v7_at(at);
 }
 
 // uuidv7(shift interval), PostgreSQL 18: the generator's time moved by an
