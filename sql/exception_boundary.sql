@@ -4,7 +4,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS crid;
 RESET client_min_messages;
 CREATE FUNCTION pg_temp.crid_debug_throw(kind text) RETURNS bigint
-    AS 'crid', 'crid_debug_throw' LANGUAGE C STRICT;
+    AS 'crid_test', 'crid_debug_throw' LANGUAGE C STRICT;
 \set VERBOSITY default
 SELECT pg_temp.crid_debug_throw('none');
 SELECT pg_temp.crid_debug_throw('runtime');

@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# `make test`: installs what is missing, builds and installs crid, then runs
-# every suite and ends with one line "N passed, M failed" (non-zero exit on
-# any failure). Suites: clang-format, core unit tests, pg_regress with crid preloaded,
-# pg_regress without preloading, isolation specs, TAP (restart, crash, clock).
+# `make test`: installs what is missing, builds and installs crid (and the
+# test-only module crid_test), then runs every suite and ends with one line
+# "N passed, M failed" (non-zero exit on any failure). Suites: core unit
+# tests, clang-format, release checks, `make installcheck` (pg_regress with
+# crid preloaded, isolation specs, TAP: restart, crash, clock, upgrades),
+# pg_regress without preloading, and the exception boundary.
 source "$(dirname "$0")/common.sh"
 
 ensure_packages
 build_and_install
+log "building and installing the test module crid_test"
+make -C "$CRID_ROOT/test/module" -s PG_CONFIG="$PG_CONFIG" >/dev/null
+as_root make -C "$CRID_ROOT/test/module" -s install PG_CONFIG="$PG_CONFIG" >/dev/null
 
 BINDIR=$(pg_bindir)
 PGXS_DIR=$(pgxs_dir)
 WORK=$(scratch_dir test)
-cp -r "$CRID_ROOT/sql" "$CRID_ROOT/expected" "$CRID_ROOT/test" "$WORK/"
+cp -r "$CRID_ROOT/sql" "$CRID_ROOT/expected" "$CRID_ROOT/test" "$CRID_ROOT/Makefile" "$CRID_ROOT/crid.control" \
+    "$CRID_ROOT/META.json" "$WORK/"
 [ "$(id -u)" = 0 ] && chown -R postgres: "$WORK"
 log "test outputs in $WORK"
 
+# A list or setting of the Makefile (REGRESS, ISOLATION, ...): one source.
+make_var() { make -s -C "$CRID_ROOT" --no-print-directory PG_CONFIG="$PG_CONFIG" "print-$1"; }
 total_passed=0
 total_failed=0
 summary=()
@@ -69,43 +77,57 @@ record "core" "$p" "$f"
 # One check: every C++ file as .clang-format lays it out (make format fixes it).
 log "clang-format"
 unformatted=0
-for file in "$CRID_ROOT"/src/core/*.?pp "$CRID_ROOT"/src/pg/*.?pp "$CRID_ROOT"/test/core/*.?pp; do
+for file in "$CRID_ROOT"/src/core/*.?pp "$CRID_ROOT"/src/pg/*.?pp "$CRID_ROOT"/test/core/*.?pp \
+    "$CRID_ROOT"/test/module/*.?pp; do
     clang-format --dry-run --Werror "$file" 2>/dev/null || { unformatted=1; echo "not formatted: $file"; }
 done
 record format $((1 - unformatted)) "$unformatted"
 
-# --- pg_regress --------------------------------------------------------------
-# setup first: it creates what the others share.
-mapfile -t preloaded_tests < <(echo setup; cd "$CRID_ROOT/sql" && ls *.sql | grep -v -e '^crid--' -e '^no_preload' -e '^setup.sql$' | sed 's/\.sql$//')
-mapfile -t not_preloaded_tests < <(cd "$CRID_ROOT/sql" && ls no_preload*.sql | sed 's/\.sql$//')
+# --- release ---------------------------------------------------------------------
+log "release checks"
+status=0
+"$CRID_ROOT/test/harness/check-release.sh" | tee "$WORK/release.log" || status=$?
+p=$(grep -cE '^ok ' "$WORK/release.log" || true)
+f=$(grep -cE '^not ok ' "$WORK/release.log" || true)
+[ "$status" != 0 ] && [ "$f" = 0 ] && f=1
+record release "$p" "$f"
+
+# --- make installcheck -------------------------------------------------------------
+# The PGXS suites exactly as a user's `make installcheck` runs them, one
+# suite at a time so a failure in one still lets the others run.
 PG_REGRESS="$PGXS_DIR/../test/regress/pg_regress"
-run_regress_suite regress-preloaded "$PG_REGRESS" preloaded.conf "$WORK" contrib_regression "${preloaded_tests[@]}"
-run_regress_suite regress-not-preloaded "$PG_REGRESS" not-preloaded.conf "$WORK" contrib_regression "${not_preloaded_tests[@]}"
+installcheck() {
+    as_pg make -C "$WORK" --no-print-directory installcheck PG_CONFIG="$PG_CONFIG" "$@"
+}
+log "make installcheck: pg_regress"
+status=0
+installcheck ISOLATION= TAP_TESTS= 2>&1 | tee "$WORK/regress.log" || status=$?
+record_regress_log regress-preloaded "$WORK/regress.log" "$status" "$WORK/regression.diffs"
 
-# --- isolation ---------------------------------------------------------------
-mapfile -t specs < <(cd "$CRID_ROOT/test/isolation/specs" && ls *.spec | sed 's/\.spec$//')
-run_regress_suite isolation "$PGXS_DIR/../test/isolation/pg_isolation_regress" isolation.conf \
-    "$WORK/test/isolation" isolation_regression "${specs[@]}"
+log "make installcheck: isolation"
+status=0
+installcheck REGRESS= TAP_TESTS= 2>&1 | tee "$WORK/isolation.log" || status=$?
+record_regress_log isolation "$WORK/isolation.log" "$status" "$WORK/output_iso/regression.diffs"
 
-# --- TAP -----------------------------------------------------------------------
-log "TAP tests"
-out="$WORK/tap"
-as_pg mkdir -p "$out"
-set +e
-(cd "$WORK/test/tap" && as_pg env PATH="$BINDIR:$PATH" TESTDIR="$out" PG_REGRESS="$PG_REGRESS" \
-    PERL5LIB="$PGXS_DIR/../test/perl" \
-    prove -v t/*.pl) 2>&1 | tee "$out/run.log"
-status=${PIPESTATUS[0]}
-set -e
-p=$(grep -cE '^ok [0-9]+' "$out/run.log" || true)
-f=$(grep -cE '^not ok [0-9]+' "$out/run.log" || true)
+log "make installcheck: TAP"
+status=0
+installcheck REGRESS= ISOLATION= PROVE_FLAGS=-v 2>&1 | tee "$WORK/tap.log" || status=$?
+p=$(grep -cE '^ok [0-9]+' "$WORK/tap.log" || true)
+f=$(grep -cE '^not ok [0-9]+' "$WORK/tap.log" || true)
 [ "$status" != 0 ] && [ "$f" = 0 ] && f=1
 if [ "$f" != 0 ]; then
-    for l in "$out"/tmp_check/log/regress_log_*; do
+    for l in "$WORK"/tmp_check/log/regress_log_*; do
         [ -f "$l" ] && { echo "--- $l"; tail -n 60 "$l"; }
     done
 fi
 record tap "$p" "$f"
+
+# --- pg_regress outside PGXS -------------------------------------------------------
+# A server without crid preloaded, and the exception boundary through the
+# test module (not part of installcheck: users do not install crid_test).
+mapfile -t not_preloaded_tests < <(make_var REGRESS_NOT_PRELOADED | tr ' ' '\n')
+run_regress_suite regress-not-preloaded "$PG_REGRESS" not-preloaded.conf "$WORK" contrib_regression \
+    "${not_preloaded_tests[@]}" exception_boundary
 
 echo
 printf '%s\n' "${summary[@]}"

@@ -1,16 +1,16 @@
-// A C entry point the tests bind with CREATE FUNCTION ... AS 'crid', so they
-// can prove that C++ exceptions of every kind become ERRORs and leave the
-// backend alive. It is deliberately not part of the extension's SQL.
-#include "postgres_headers.hpp"
-
-#include "boundary.hpp"
-
-#include "../core/error.hpp"
+// The test module crid_test: a C entry point the tests bind with CREATE
+// FUNCTION ... AS 'crid_test', so they can prove that C++ exceptions of every
+// kind become ERRORs and leave the backend alive. It compiles crid's own
+// exception boundary (the very code crid.so runs) into a library that is
+// only installed for tests, so crid.so ships no test entry point.
+#include "../../src/pg/boundary.cpp"
 
 #include <stdexcept>
 #include <vector>
 
 extern "C" {
+
+PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(crid_debug_throw);
 

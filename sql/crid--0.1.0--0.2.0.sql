@@ -1,0 +1,4 @@
+-- crid 0.1.0 -> 0.2.0. New and changed SQL objects of 0.2.0 go here; the
+-- Makefile appends this file to crid--0.1.0.sql to build crid--0.2.0.sql, so
+-- a fresh install and an upgrade run the same statements.
+\echo Use "ALTER EXTENSION crid UPDATE TO '0.2.0'" to load this file. \quit
