@@ -51,36 +51,14 @@
 #include "pure_cpp.hpp"
 
 #include "error.hpp"
+#include "monotonic_word.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace crid::core::crid_ids {
-
-// A 64-bit atomic word; a failed compare_exchange stores the current value
-// into `expected` (as the Word concept of monotonic_word.hpp).
-template <class A>
-concept AtomicWord = requires(A a, const A c, uint64_t &expected, uint64_t v) {
-    { c.load() } -> std::same_as<uint64_t>;
-    a.store(v);
-    { a.fetch_add(v) } -> std::same_as<uint64_t>;
-    { a.compare_exchange(expected, v) } -> std::same_as<bool>;
-};
-
-// std::atomic as an AtomicWord, for the threaded unit tests.
-struct ThreadAtomic {
-    std::atomic<uint64_t> value{0};
-    uint64_t load() const noexcept { return value.load(); }
-    void store(uint64_t v) noexcept { value.store(v); }
-    uint64_t fetch_add(uint64_t v) noexcept { return value.fetch_add(v); }
-    bool compare_exchange(uint64_t &expected, uint64_t desired) noexcept {
-        return value.compare_exchange_strong(expected, desired);
-    }
-};
 
 // The largest block publish() accepts; registry blocks are at most 2^35
 // (28 timestamp bits), and the bound keeps ticket arithmetic far from wrap.

@@ -6,6 +6,7 @@
 #include "pure_cpp.hpp"
 
 #include <atomic>
+#include <concepts>
 #include <cstdint>
 
 namespace crid::core {
@@ -16,6 +17,14 @@ template <class W>
 concept Word = requires(W w, uint64_t &expected, uint64_t desired) {
     { w.load() } -> std::same_as<uint64_t>;
     { w.compare_exchange(expected, desired) } -> std::same_as<bool>;
+};
+
+// A Word that also offers store() and fetch_add(), for the crid block server
+// (crid_blocks.hpp says which memory order each must have).
+template <class A>
+concept AtomicWord = Word<A> && requires(A a, uint64_t v) {
+    a.store(v);
+    { a.fetch_add(v) } -> std::same_as<uint64_t>;
 };
 
 // A word owned by one process (no other writer), e.g. the per-backend state
@@ -33,10 +42,14 @@ struct LocalWord {
     }
 };
 
-// A word shared between threads, for unit tests of the lock-free paths.
+// A word shared between threads (std::atomic, sequentially consistent), for
+// unit tests of the lock-free paths. PostgreSQL's shared-memory counterpart is
+// pg::SharedWord.
 struct ThreadWord {
     std::atomic<uint64_t> value{0};
     uint64_t load() const noexcept { return value.load(); }
+    void store(uint64_t v) noexcept { value.store(v); }
+    uint64_t fetch_add(uint64_t v) noexcept { return value.fetch_add(v); }
     bool compare_exchange(uint64_t &expected, uint64_t desired) noexcept {
         return value.compare_exchange_strong(expected, desired);
     }

@@ -1,6 +1,7 @@
 #include "node_set.hpp"
 
 #include "error.hpp"
+#include "text.hpp"
 
 #include <charconv>
 
@@ -8,13 +9,7 @@ namespace crid::core {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-        s.remove_suffix(1);
-    return s;
-}
+using text::trim;
 
 int32_t node_number(std::string_view s, std::string_view item) {
     s = trim(s);

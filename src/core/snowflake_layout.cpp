@@ -1,6 +1,7 @@
 #include "snowflake_layout.hpp"
 
 #include "error.hpp"
+#include "text.hpp"
 #include "time_units.hpp"
 
 #include <optional>
@@ -9,6 +10,10 @@
 namespace crid::core::snowflake {
 
 namespace {
+
+using text::all_digits;
+using text::lower;
+using text::trim;
 
 constexpr int64_t ms_per_day = INT64_C(86400000);
 // 9999-12-31 23:59:59.999 UTC: the last epoch the four-digit date form spells.
@@ -40,34 +45,6 @@ std::string clip(std::string_view text) {
     return text.size() <= limit ? std::string(text) : std::string(text.substr(0, limit)) + "...";
 }
 
-// The text without surrounding whitespace.
-std::string_view trim(std::string_view s) noexcept {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
-
-// ASCII lower case: keys, names and words are case-insensitive.
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char &c : out)
-        if (c >= 'A' && c <= 'Z')
-            c = char(c - 'A' + 'a');
-    return out;
-}
-
-// True for a non-empty run of decimal digits (no sign, no spaces).
-bool all_digits(std::string_view s) noexcept {
-    if (s.empty())
-        return false;
-    for (char c : s)
-        if (c < '0' || c > '9')
-            return false;
-    return true;
-}
-
 // Days since 1970-01-01 of a proleptic Gregorian date (era-based, exact for
 // every year the epoch syntax accepts).
 int64_t days_from_civil(int64_t y, int m, int d) noexcept {
@@ -86,7 +63,7 @@ int days_in_month(int64_t y, int m) noexcept {
     return m == 2 && leap ? 29 : days[m - 1];
 }
 
-// Every check of validate(), with messages starting with `prefix` so a spec's
+// Every check of a layout, with messages starting with `prefix` so a spec's
 // errors can quote the spec.
 void check(const Layout &l, const std::string &prefix, bool time_derived) {
     auto width = [&](const char *field, int v, int lo, int hi) {
@@ -273,7 +250,7 @@ class SpecParser {
         return v;
     }
 
-    // A field width; validate() checks it against the field's own limits.
+    // A field width; check() compares it with the field's own limits.
     int64_t width(const std::string &key, std::string_view value) const {
         int64_t v = count(key, value);
         if (v > 64)
@@ -401,11 +378,6 @@ std::string epoch_text(int64_t ms) {
 
 } // namespace
 
-Layout validate(Layout layout) {
-    check(layout, "snowflake layout: ", false);
-    return layout;
-}
-
 Layout layout_named(std::string_view text) {
     std::string_view t = trim(text);
     if (t.find('=') != std::string_view::npos)
@@ -443,12 +415,6 @@ Layout server_layout(int64_t epoch_unix_ms, int node_bits, int sequence_bits, in
         l.time_bits = 63 - node_bits - sequence_bits - gene_bits;
     check(l, "snowflake layout of crid.snowflake_* settings: ", true);
     return l;
-}
-
-bool equivalent(const Layout &a, const Layout &b) noexcept {
-    return a.epoch_unix_ms == b.epoch_unix_ms && a.unit_ms == b.unit_ms && a.time_bits == b.time_bits &&
-           a.node_bits == b.node_bits && a.sequence_bits == b.sequence_bits && a.gene_bits == b.gene_bits &&
-           a.sequence_above_node == b.sequence_above_node && a.use_sign_bit == b.use_sign_bit;
 }
 
 int64_t max_time_units(const Layout &l) noexcept { return int64_t(low_mask(l.time_bits)); }

@@ -76,10 +76,6 @@ struct Fields {
 // The presets layout_named() knows, for messages and documentation.
 inline constexpr std::string_view preset_list = "twitter, discord, instagram, sonyflake, crid (alias default)";
 
-// Returns the layout unchanged when every width, the unit and the epoch are in
-// range; else throws invalid_parameter naming the field, its value and limit.
-Layout validate(Layout layout);
-
 // A preset by name (case-insensitive) or a custom spec (syntax above), validated.
 // Throws invalid_parameter naming the offending key and value.
 Layout layout_named(std::string_view text);
@@ -89,9 +85,6 @@ std::string describe(const Layout &layout);
 
 // The layout of this server's settings: time gets the bits 63 leaves, in ms.
 Layout server_layout(int64_t epoch_unix_ms, int node_bits, int sequence_bits, int gene_bits);
-
-// True when two layouts lay out ids identically (their names may differ).
-bool equivalent(const Layout &a, const Layout &b) noexcept;
 
 // The largest value each field holds.
 int64_t max_time_units(const Layout &layout) noexcept;

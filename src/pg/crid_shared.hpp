@@ -4,6 +4,8 @@
 
 #include "postgres_headers.hpp"
 
+#include "shared_word.hpp"
+
 #include "../core/crid_blocks.hpp"
 
 extern "C" {
@@ -14,34 +16,10 @@ extern "C" {
 
 namespace crid::pg::crid_ids {
 
-// The block server's words are zeroed and reset() rather than each passed to
-// pg_atomic_init_u64, which is only equivalent where 64-bit atomics are native.
-#ifdef PG_HAVE_ATOMIC_U64_SIMULATION
-#error "crid needs native 64-bit atomics (this platform emulates them with spinlocks)"
-#endif
-
-// pg_atomic_uint64 with the memory order crid_blocks.hpp asks of its words.
-struct SharedAtomic {
-    pg_atomic_uint64 value;
-    uint64_t load() const noexcept {
-        uint64_t v = pg_atomic_read_u64(const_cast<pg_atomic_uint64 *>(&value));
-        pg_read_barrier();
-        return v;
-    }
-    void store(uint64_t v) noexcept {
-        pg_memory_barrier();
-        pg_atomic_write_u64(&value, v);
-    }
-    uint64_t fetch_add(uint64_t v) noexcept { return pg_atomic_fetch_add_u64(&value, v); }
-    bool compare_exchange(uint64_t &expected, uint64_t desired) noexcept {
-        return pg_atomic_compare_exchange_u64(&value, &expected, desired);
-    }
-};
-
 // Ring of 32 blocks: room to keep a few hundred thousand ids in reserve, so
 // a fast server never waits on a slow registry commit.
 inline constexpr size_t ring_blocks = 32;
-using Server = core::crid_ids::BlockServer<SharedAtomic, ring_blocks>;
+using Server = core::crid_ids::BlockServer<SharedWord, ring_blocks>;
 
 // What the worker is doing, for the error a waiting backend raises.
 enum class WorkerState : int {

@@ -53,11 +53,11 @@ void attach_shared_memory() {
         pg_atomic_init_u64(&state->snowflake_persisted_ms, uint64(high_water < 0 ? 0 : high_water));
         // UUIDv7 resumes after the last tick of the mark's millisecond.
         uint64_t last_tick = high_water < 0 ? 0 : (uint64_t(high_water) + 1) << core::uuidv7::fraction_bits;
-        pg_atomic_init_u64(&state->uuidv7_tick, last_tick == 0 ? 0 : last_tick - 1);
+        state->uuidv7_tick.init(last_tick == 0 ? 0 : last_tick - 1);
         uint64_t start = high_water::snowflake_state_after_restart(high_water);
         for (int64_t i = 0; i < snowflake_slot_count(); ++i) {
             SnowflakeNodeSlot &s = slots[i];
-            pg_atomic_init_u64(&s.state, start);
+            s.state.init(start);
             pg_atomic_init_u64(&s.minted, 0);
             pg_atomic_init_u64(&s.clock_waits, 0);
             pg_atomic_init_u64(&s.clock_borrows, 0);

@@ -4,14 +4,14 @@
 
 #include "postgres_headers.hpp"
 
-#include "../core/monotonic_word.hpp"
+#include "shared_word.hpp"
 
 namespace crid::pg {
 
 // One snowflake node: its generator word and counters, alone on a cache line
 // so that backends minting for different nodes never slow each other down.
 struct alignas(PG_CACHE_LINE_SIZE) SnowflakeNodeSlot {
-    pg_atomic_uint64 state;            // last (unit, sequence) issued, see snowflake_generator.hpp
+    SharedWord state;                  // last (unit, sequence) issued, see snowflake_generator.hpp
     pg_atomic_uint64 minted;           // ids handed out
     pg_atomic_uint64 clock_waits;      // waits for a clock that stepped back a little
     pg_atomic_uint64 clock_borrows;    // ids issued ahead of the clock
@@ -20,7 +20,7 @@ struct alignas(PG_CACHE_LINE_SIZE) SnowflakeNodeSlot {
 };
 
 struct SharedState {
-    alignas(PG_CACHE_LINE_SIZE) pg_atomic_uint64 uuidv7_tick; // last UUIDv7 tick handed out
+    alignas(PG_CACHE_LINE_SIZE) SharedWord uuidv7_tick; // last UUIDv7 tick handed out
     // The snowflake high-water mark on disk: no id may carry a later ms.
     alignas(PG_CACHE_LINE_SIZE) pg_atomic_uint64 snowflake_persisted_ms;
     pg_atomic_uint64 snowflake_persists; // how often it was written
@@ -43,14 +43,5 @@ void require_minting(const char *family, const char *what, const char *preload_h
 
 // Chains shmem_request_hook / shmem_startup_hook; called from _PG_init.
 void install_shared_memory_hooks();
-
-// A pg_atomic_uint64 seen through the core's Word concept.
-struct SharedWord {
-    pg_atomic_uint64 *word;
-    uint64_t load() const noexcept { return pg_atomic_read_u64(word); }
-    bool compare_exchange(uint64_t &expected, uint64_t desired) noexcept {
-        return pg_atomic_compare_exchange_u64(word, &expected, desired);
-    }
-};
 
 } // namespace crid::pg

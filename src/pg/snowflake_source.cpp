@@ -61,11 +61,10 @@ int64_t mint(int64_t node, int64_t gene) {
     check_node_allowed(node);
     const core::snowflake::Policy policy = current_policy();
     SnowflakeNodeSlot &slot = snowflake_slots()[node];
-    SharedWord word{&slot.state};
     for (;;) {
         int64_t id = 0;
         Step step = pg::guarded([&] {
-            Step claimed = core::snowflake::claim(word, layout, policy, [&] {
+            Step claimed = core::snowflake::claim(slot.state, layout, policy, [&] {
                 return core::snowflake::unit_of_unix_ms(layout, core::wall_clock_ns() / core::ns_per_ms);
             });
             if (claimed.kind == Step::Kind::issue)

@@ -20,11 +20,11 @@ namespace {
 
 using Kind = Result::Kind;
 
-// ThreadAtomic that gives up the CPU before one operation in four, so a
+// ThreadWord that gives up the CPU before one operation in four, so a
 // thread is often descheduled between fetching a ticket and reading a slot,
 // or inside a seqlock read, even on a machine with few cores.
 struct JitterAtomic {
-    ThreadAtomic word;
+    ThreadWord word;
     static void jitter() noexcept {
         thread_local uint32_t x = 0x9e3779b9u ^ uint32_t(std::hash<std::thread::id>{}(std::this_thread::get_id()));
         x ^= x << 13;
@@ -50,11 +50,11 @@ struct JitterAtomic {
         return word.compare_exchange(expected, desired);
     }
 };
-template <size_t R = 8, class A = ThreadAtomic>
+template <size_t R = 8, class A = ThreadWord>
 using Server = BlockServer<A, R>;
 
 // A reset server on the heap (it is cache-line aligned and not movable).
-template <size_t R = 8, class A = ThreadAtomic>
+template <size_t R = 8, class A = ThreadWord>
 std::unique_ptr<Server<R, A>> fresh() {
     auto s = std::make_unique<Server<R, A>>();
     s->reset();
@@ -236,7 +236,7 @@ struct Published {
 // falls outside every block, against `consumers` threads each taking
 // `per_thread` ids (spinning on empty). Checks uniqueness, membership and the
 // per-thread order inside each block.
-template <size_t R = 8, class A = ThreadAtomic>
+template <size_t R = 8, class A = ThreadWord>
 void race(int64_t threshold, std::vector<int64_t> sizes, int consumers, int per_thread, bool lazy_producer) {
     auto s = fresh<R, A>();
     std::atomic<bool> done{false};
