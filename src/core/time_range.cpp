@@ -82,21 +82,28 @@ Uuid first_id(int64_t unit) noexcept { return uuidv7::from_parts(uint64_t(unit),
 
 Uuid last_id(int64_t unit) noexcept { return uuidv7::from_parts(uint64_t(unit), UINT64_MAX, UINT64_MAX); }
 
+bool id_in(const Uuid &id, const std::optional<Units> &span) noexcept {
+    return id.version() == 7 && id.rfc_variant() && contains(span, int64_t(id.high48()));
+}
+
 } // namespace uuid_v7
 
 namespace snowflake {
 
 namespace sf = core::snowflake;
 
-Grid grid(const sf::Layout &l) {
+Grid grid(const sf::Layout &l) noexcept {
+    int64_t epoch = sf::unit_start_unix_ms(l, 0);
+    return Grid{epoch, sf::unit_start_unix_ms(l, 1) - epoch, sf::max_time_units(l)};
+}
+
+void check_sorted_by_time(const sf::Layout &l) {
     if (l.use_sign_bit)
         throw Error(ErrorKind::invalid_parameter,
                     "snowflake layout " + l.name +
                         " lets the time use the sign bit, so bigint order is not time order: its ids cannot be "
                         "range-scanned by time",
-                    "Compare snowflake_to_timestamptz(id, layout) instead; it is evaluated row by row.");
-    int64_t epoch = sf::unit_start_unix_ms(l, 0);
-    return Grid{epoch, sf::unit_start_unix_ms(l, 1) - epoch, sf::max_time_units(l)};
+                    "snowflake_in() and snowflake_to_timestamptz() still work on such ids, row by row.");
 }
 
 int64_t first_id(const sf::Layout &l, int64_t unit) { return sf::floor_id(l, sf::unit_start_unix_ms(l, unit)); }
@@ -105,6 +112,12 @@ int64_t first_id(const sf::Layout &l, int64_t unit) { return sf::floor_id(l, sf:
 // the largest bigint.
 int64_t last_id(const sf::Layout &l, int64_t unit) {
     return unit >= sf::max_time_units(l) ? INT64_MAX : first_id(l, unit + 1) - 1;
+}
+
+bool id_in(const sf::Layout &l, int64_t id, const std::optional<Units> &span) {
+    if (id < 0 && !l.use_sign_bit)
+        return false;
+    return contains(span, sf::unpack(l, id).time_units);
 }
 
 } // namespace snowflake
@@ -119,6 +132,10 @@ int64_t first_id(const ids::Layout &l, int64_t unit) { return ids::floor_id(l, i
 
 int64_t last_id(const ids::Layout &l, int64_t unit) {
     return unit >= ids::max_ts(l) ? INT64_MAX : first_id(l, unit + 1) - 1;
+}
+
+bool id_in(const ids::Layout &l, int64_t id, const std::optional<Units> &span) {
+    return id >= 0 && contains(span, ids::unpack(l, id).ts);
 }
 
 } // namespace crid_ids

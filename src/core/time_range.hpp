@@ -66,19 +66,28 @@ namespace uuid_v7 {
 Grid grid() noexcept;
 Uuid first_id(int64_t unit) noexcept; // the smallest version 7 UUID of that millisecond
 Uuid last_id(int64_t unit) noexcept;  // the largest one
+// True for a version 7 UUID (RFC variant) whose millisecond lies in the span.
+bool id_in(const Uuid &id, const std::optional<Units> &span) noexcept;
 } // namespace uuid_v7
 
 namespace snowflake {
-// Throws invalid_parameter for a sign=true layout (see above).
-Grid grid(const core::snowflake::Layout &layout);
+Grid grid(const core::snowflake::Layout &layout) noexcept;
+// Throws invalid_parameter for a sign=true layout (see above); first_id and
+// last_id are for layouts that pass it.
+void check_sorted_by_time(const core::snowflake::Layout &layout);
 int64_t first_id(const core::snowflake::Layout &layout, int64_t unit);
 int64_t last_id(const core::snowflake::Layout &layout, int64_t unit);
+// True when id is an id of the layout (not negative unless sign=true) whose
+// unit lies in the span.
+bool id_in(const core::snowflake::Layout &layout, int64_t id, const std::optional<Units> &span);
 } // namespace snowflake
 
 namespace crid_ids {
 Grid grid(const core::crid_ids::Layout &layout);
 int64_t first_id(const core::crid_ids::Layout &layout, int64_t unit);
 int64_t last_id(const core::crid_ids::Layout &layout, int64_t unit);
+// True when id is a crid (not negative) whose second lies in the span.
+bool id_in(const core::crid_ids::Layout &layout, int64_t id, const std::optional<Units> &span);
 } // namespace crid_ids
 
 } // namespace crid::core::time_range

@@ -132,8 +132,10 @@ TEST(snowflake_first_and_last_ids_bracket_the_unit) {
         }
         CHECK_EQ(tr::snowflake::last_id(l, g.max_unit), INT64_MAX);
     }
-    CHECK_THROWS(tr::snowflake::grid(snowflake::layout_named("discord")), invalid_parameter);
-    CHECK_THROWS(tr::snowflake::grid(snowflake::layout_named("instagram")), invalid_parameter);
+    CHECK_THROWS(tr::snowflake::check_sorted_by_time(snowflake::layout_named("discord")), invalid_parameter);
+    CHECK_THROWS(tr::snowflake::check_sorted_by_time(snowflake::layout_named("instagram")), invalid_parameter);
+    CHECK_EQ(crid::test::message_of([] { tr::snowflake::check_sorted_by_time(snowflake::layout_named("twitter")); }),
+             "");
 }
 
 TEST(crid_first_and_last_ids_bracket_the_second) {
@@ -148,4 +150,28 @@ TEST(crid_first_and_last_ids_bracket_the_second) {
         CHECK_EQ(crid_ids::unpack(l, last).ts, ts);
         CHECK_EQ(crid_ids::unpack(l, last).seq, crid_ids::sequence_space(l) - 1);
     }
+}
+
+TEST(id_in_answers_for_ids_of_the_family_only) {
+    Grid g = tr::uuid_v7::grid();
+    auto span = units_between(g, End{End::Kind::inclusive, pg_us_from_unix_ms(1000)},
+                              End{End::Kind::exclusive, pg_us_from_unix_ms(2000)});
+    CHECK(tr::uuid_v7::id_in(tr::uuid_v7::first_id(1000), span));
+    CHECK(tr::uuid_v7::id_in(tr::uuid_v7::last_id(1999), span));
+    CHECK(!tr::uuid_v7::id_in(tr::uuid_v7::first_id(2000), span));
+    CHECK(!tr::uuid_v7::id_in(tr::uuid_v7::last_id(999), span));
+    Uuid v4 = tr::uuid_v7::first_id(1500);
+    v4.bytes[6] = uint8_t(0x40 | (v4.bytes[6] & 0x0F));
+    CHECK(!tr::uuid_v7::id_in(v4, span)); // its leading bits say 1500, but it is no version 7
+    CHECK(!tr::uuid_v7::id_in(tr::uuid_v7::first_id(1500), std::nullopt));
+
+    snowflake::Layout twitter = snowflake::layout_named("twitter");
+    auto all = units_between(tr::snowflake::grid(twitter), End{}, End{});
+    CHECK(tr::snowflake::id_in(twitter, 0, all));
+    CHECK(!tr::snowflake::id_in(twitter, -1, all));
+    snowflake::Layout discord = snowflake::layout_named("discord");
+    CHECK(tr::snowflake::id_in(discord, -1, units_between(tr::snowflake::grid(discord), End{}, End{})));
+    crid_ids::Layout l;
+    CHECK(tr::crid_ids::id_in(l, 0, units_between(tr::crid_ids::grid(l), End{}, End{})));
+    CHECK(!tr::crid_ids::id_in(l, -5, units_between(tr::crid_ids::grid(l), End{}, End{})));
 }
