@@ -17,14 +17,11 @@ constexpr std::string_view upper_symbols = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 constexpr std::string_view lower_symbols = "0123456789abcdefghjkmnpqrstvwxyz";
 constexpr size_t max_prefix = 63;
 
-// Symbol value of each byte, or -1. ULID: either case, I/L -> 1, O -> 0.
+// ULID: either case, and as Crockford's base32 decodes, I/L -> 1, O -> 0.
 constexpr std::array<int8_t, 256> ulid_values = [] {
-    std::array<int8_t, 256> t{};
-    t.fill(-1);
-    for (size_t i = 0; i < upper_symbols.size(); ++i) {
-        t[static_cast<unsigned char>(upper_symbols[i])] = int8_t(i);
+    std::array<int8_t, 256> t = id_text::decode_table(upper_symbols);
+    for (size_t i = 0; i < lower_symbols.size(); ++i)
         t[static_cast<unsigned char>(lower_symbols[i])] = int8_t(i);
-    }
     for (char c : {'I', 'i', 'L', 'l'})
         t[static_cast<unsigned char>(c)] = 1;
     for (char c : {'O', 'o'})
@@ -33,13 +30,7 @@ constexpr std::array<int8_t, 256> ulid_values = [] {
 }();
 
 // TypeID: lowercase symbols only.
-constexpr std::array<int8_t, 256> typeid_values = [] {
-    std::array<int8_t, 256> t{};
-    t.fill(-1);
-    for (size_t i = 0; i < lower_symbols.size(); ++i)
-        t[static_cast<unsigned char>(lower_symbols[i])] = int8_t(i);
-    return t;
-}();
+constexpr std::array<int8_t, 256> typeid_values = id_text::decode_table(lower_symbols);
 
 // 26 symbols of v: two zero bits, then the 128 bits, 5 at a time.
 void put_symbols(char *out, const Uuid &u, std::string_view table) noexcept {

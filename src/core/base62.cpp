@@ -19,14 +19,7 @@ constexpr uint64_t base = 62;
 constexpr uint64_t chunk = UINT64_C(839299365868340224);
 constexpr size_t chunk_digits = 10;
 
-// Digit value of each byte, or -1.
-constexpr std::array<int8_t, 256> digit_values = [] {
-    std::array<int8_t, 256> t{};
-    t.fill(-1);
-    for (size_t i = 0; i < alphabet.size(); ++i)
-        t[static_cast<unsigned char>(alphabet[i])] = int8_t(i);
-    return t;
-}();
+constexpr std::array<int8_t, 256> digit_values = id_text::decode_table(alphabet);
 
 [[noreturn]] void invalid(const std::string &what, std::string_view input, const std::string &why) {
     throw Error(ErrorKind::invalid_text, "invalid " + what + " " + shown(input) + ": " + why);

@@ -12,6 +12,7 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -37,6 +38,15 @@ struct Text {
     void append(std::string_view s) noexcept;
     void push_back(char c) noexcept { data[size++] = c; }
 };
+
+// The value of each byte in an alphabet (its position), -1 for bytes outside it.
+constexpr std::array<int8_t, 256> decode_table(std::string_view alphabet) {
+    std::array<int8_t, 256> t{};
+    t.fill(-1);
+    for (size_t i = 0; i < alphabet.size(); ++i)
+        t[static_cast<unsigned char>(alphabet[i])] = int8_t(i);
+    return t;
+}
 
 // Input echoed in a message: quoted, at most 40 characters, bytes outside
 // printable ASCII as \xNN (the input may not be valid UTF-8).

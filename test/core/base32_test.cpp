@@ -3,6 +3,7 @@
 // and spec/invalid.yml, spec version 0.3.0), case and ambiguity rules, and
 // round trips that keep UUID order.
 #include "check.hpp"
+#include "uuid_hex.hpp"
 
 #include "../../src/core/base32.hpp"
 
@@ -15,18 +16,7 @@ namespace {
 
 std::string text(const id_text::Text &t) { return std::string(t.view()); }
 
-Uuid parse(const char *hex) {
-    Uuid u;
-    int n = 0;
-    for (const char *p = hex; *p; ++p) {
-        if (*p == '-')
-            continue;
-        int v = (*p >= '0' && *p <= '9') ? *p - '0' : ((*p | 0x20) - 'a' + 10);
-        u.bytes[n / 2] = uint8_t(n % 2 ? (u.bytes[n / 2] | v) : v << 4);
-        ++n;
-    }
-    return u;
-}
+Uuid parse(const char *hex) { return crid::test::uuid_from_hex(hex); }
 
 Uuid at_unix_ms(uint64_t ms) {
     Uuid u;
