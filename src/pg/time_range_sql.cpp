@@ -13,6 +13,9 @@
 #include "time_keys.hpp"
 #include "timestamp_args.hpp"
 
+#include <cstddef>
+#include <cstring>
+
 using namespace crid;
 namespace tk = crid::pg::time_keys;
 namespace tr = crid::core::time_range;
@@ -27,6 +30,45 @@ tk::Keyspace snowflake(FunctionCallInfo fcinfo, int n) {
 }
 
 tk::RangeEnds range_arg(FunctionCallInfo fcinfo, int n) { return tk::range_ends(PG_GETARG_RANGE_P(n)); }
+
+// The units of a call site's last range, kept in fn_extra: a range that is
+// the same for every row (a constant, a parameter) is decoded once per scan,
+// not once per row. Plain data, so it lives in palloc'd memory as it is.
+struct SpanCache {
+    tr::Grid grid;
+    bool has_span;
+    tr::Units span;
+    Size size;     // of the range value below
+    char range[1]; // its bytes (a varlena with a 4-byte header)
+};
+
+bool same_grid(const tr::Grid &a, const tr::Grid &b) {
+    return a.epoch_unix_ms == b.epoch_unix_ms && a.unit_ms == b.unit_ms && a.max_unit == b.max_unit;
+}
+
+// The units of `grid` whose start lies in range argument `n`.
+tk::Span span_of_range_arg(FunctionCallInfo fcinfo, int n, const tr::Grid &grid) {
+    RangeType *range = PG_GETARG_RANGE_P(n);
+    Size size = VARSIZE(range);
+    auto *cache = static_cast<SpanCache *>(fcinfo->flinfo->fn_extra);
+    if (cache && cache->size == size && same_grid(cache->grid, grid) && std::memcmp(cache->range, range, size) == 0)
+        return cache->has_span ? tk::Span(cache->span) : std::nullopt;
+    tk::RangeEnds ends = tk::range_ends(range);
+    tk::Span span;
+    if (!ends.empty)
+        span = pg::guarded([&] { return tr::units_between(grid, ends.lower, ends.upper); });
+    if (!cache || cache->size < size) {
+        cache =
+            static_cast<SpanCache *>(MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, offsetof(SpanCache, range) + size));
+        fcinfo->flinfo->fn_extra = cache;
+    }
+    cache->grid = grid;
+    cache->has_span = span.has_value();
+    cache->span = span.value_or(tr::Units{});
+    cache->size = size;
+    std::memcpy(cache->range, range, size);
+    return span;
+}
 
 // *_range_first / *_range_last (tstzrange [, layout]).
 Datum range_key(FunctionCallInfo fcinfo, const tk::Keyspace &ks, bool last) {
@@ -69,8 +111,7 @@ PG_FUNCTION_INFO_V1(crid_crid_time_bound);
 // uuid_v7_in(id uuid, r tstzrange): a version 7 UUID whose millisecond lies in r.
 Datum crid_uuid_v7_in(PG_FUNCTION_ARGS) {
     core::Uuid id = pg::uuid_arg(fcinfo, 0);
-    tk::Span span = tk::span_of_range(uuid_v7(), range_arg(fcinfo, 1));
-    PG_RETURN_BOOL(tr::uuid_v7::id_in(id, span));
+    PG_RETURN_BOOL(tr::uuid_v7::id_in(id, span_of_range_arg(fcinfo, 1, tr::uuid_v7::grid())));
 }
 
 // snowflake_in(id bigint, r tstzrange [, layout text]): an id of the layout
@@ -78,21 +119,16 @@ Datum crid_uuid_v7_in(PG_FUNCTION_ARGS) {
 Datum crid_snowflake_in(PG_FUNCTION_ARGS) {
     int64_t id = PG_GETARG_INT64(0);
     const core::snowflake::Layout &layout = pg::snowflake::layout_arg(fcinfo, 2);
-    tk::RangeEnds ends = range_arg(fcinfo, 1);
-    bool in = pg::guarded([&] {
-        tk::Span span;
-        if (!ends.empty)
-            span = tr::units_between(tr::snowflake::grid(layout), ends.lower, ends.upper);
-        return tr::snowflake::id_in(layout, id, span);
-    });
-    PG_RETURN_BOOL(in);
+    tk::Span span = span_of_range_arg(fcinfo, 1, tr::snowflake::grid(layout));
+    PG_RETURN_BOOL(pg::guarded([&] { return tr::snowflake::id_in(layout, id, span); }));
 }
 
 // crid_in(id bigint, r tstzrange): a crid whose second begins in r.
 Datum crid_crid_in(PG_FUNCTION_ARGS) {
     int64_t id = PG_GETARG_INT64(0);
-    tk::Span span = tk::span_of_range(crid_ids(), range_arg(fcinfo, 1));
     const core::crid_ids::Layout &layout = pg::crid_ids::layout();
+    tr::Grid grid = pg::guarded([&] { return tr::crid_ids::grid(layout); });
+    tk::Span span = span_of_range_arg(fcinfo, 1, grid);
     PG_RETURN_BOOL(pg::guarded([&] { return tr::crid_ids::id_in(layout, id, span); }));
 }
 
