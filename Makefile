@@ -28,7 +28,7 @@ REGRESS_NOT_PRELOADED = no_preload_crid no_preload_snowflake no_preload_uuidv7
 ISOLATION      = crid_allocate snowflake_order uuidv7_order
 ISOLATION_OPTS = --inputdir=test/isolation --temp-instance=tmp_check_iso --temp-config=test/harness/isolation.conf
 # Queries by time, backfills and text forms of ids (issue 9).
-REGRESS               += time_predicates text_forms backfill
+REGRESS               += time_predicates text_forms backfill migration
 REGRESS_NOT_PRELOADED += no_preload_time_in
 ISOLATION             += backfill_concurrent
 TAP_TESTS   = 1
