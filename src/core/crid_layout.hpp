@@ -24,6 +24,8 @@
 #pragma once
 #include "pure_cpp.hpp"
 
+#include "bit_layout.hpp"
+
 #include <cstdint>
 
 namespace crid::core::crid_ids {
@@ -59,6 +61,10 @@ struct Block {
 // Returns the layout unchanged when the settings are in range (see above);
 // else throws invalid_parameter naming crid.timestamp_bits or crid.epoch.
 Layout validate(Layout layout);
+
+// Where the fields of an id sit: logical order timestamp, sequence. The
+// layout must be valid (validate()).
+BitLayout id_bits(const Layout &layout);
 
 // The largest ts, 2^timestamp_bits - 1.
 int64_t max_ts(const Layout &layout) noexcept;

@@ -35,6 +35,10 @@ Uuid from_tick(uint64_t tick, uint64_t random) noexcept;
 // `rand_b` (62 used): random bytes, a hash, or zero for a range boundary.
 Uuid from_parts(uint64_t unix_ms, uint64_t rand_a, uint64_t rand_b) noexcept;
 
+// The smallest version 7 UUID of a millisecond (every other bit 0): a
+// range-scan boundary, as snowflake::floor_id and crid_ids::floor_id are.
+Uuid floor_id(uint64_t unix_ms) noexcept;
+
 // The millisecond (floor) of a PostgreSQL timestamptz, checked against the
 // 48 bits a version 7 UUID holds.
 uint64_t unix_ms_from_pg_us(int64_t pg_us);
