@@ -1,6 +1,7 @@
 #include "crid_layout.hpp"
 
 #include "error.hpp"
+#include "gene.hpp"
 #include "time_units.hpp"
 
 #include <string>
@@ -91,6 +92,20 @@ int64_t unix_ms_of_ts(const Layout &l, int64_t ts) {
 }
 
 int64_t floor_id(const Layout &l, int64_t unix_ms) { return int64_t(id_bits(l).floor(ts_of_unix_ms(l, unix_ms))); }
+
+BitField gene_field(int bits, int64_t gene, int64_t block_size) {
+    BitField f = gene::field(bits, "crid_next", max_gene_bits,
+                             "Each crid id with a gene of k bits uses up to 2^k sequence numbers of the registry (half "
+                             "that on average), so k is at most 16.");
+    if (int64_t(f.max()) >= block_size)
+        throw Error(ErrorKind::invalid_parameter,
+                    "crid_next: gene bits " + std::to_string(bits) + " need blocks of at least " +
+                        std::to_string(f.max() + 1) + " ids, more than crid.block_size (" + std::to_string(block_size) +
+                        ")",
+                    "Raise crid.block_size, or use fewer gene bits.");
+    gene::check_gene(f, gene, "crid_next");
+    return f;
+}
 
 void check_allocation(const Layout &l, int64_t ts, int64_t block_size) {
     if (block_size < 1 || block_size > sequence_space(l))

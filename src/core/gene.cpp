@@ -45,8 +45,12 @@ int64_t with_gene(int64_t id, int64_t gene, int bits) {
 Uuid with_gene(const Uuid &id, int64_t gene, int bits) {
     BitField f = field(bits, "id_with_gene");
     check_gene(f, gene, "id_with_gene");
+    return put(id, f, uint64_t(gene));
+}
+
+Uuid put(const Uuid &id, const BitField &f, uint64_t gene) noexcept {
     Uuid out = id;
-    store_be64(out, 8, f.put(id.low64(), uint64_t(gene)));
+    store_be64(out, 8, f.put(id.low64(), gene));
     return out;
 }
 

@@ -51,6 +51,9 @@ int32_t of_uuid_id(const Uuid &id, int bits);
 int64_t with_gene(int64_t id, int64_t gene, int bits);
 Uuid with_gene(const Uuid &id, int64_t gene, int bits);
 
+// The uuid with a checked gene in `field` (a field of its last 8 bytes).
+Uuid put(const Uuid &id, const BitField &field, uint64_t gene) noexcept;
+
 // The value an extended hash support function returns for an id whose low 64
 // bits (two's complement for a bigint, the last 8 bytes of a uuid) are `low`,
 // so that PostgreSQL's hash partitioning computes `low` itself. PostgreSQL

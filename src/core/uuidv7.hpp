@@ -18,6 +18,11 @@ namespace crid::core::uuidv7 {
 inline constexpr int fraction_bits = 16;
 inline constexpr uint64_t max_unix_ms = (UINT64_C(1) << 48) - 1;
 
+// uuid_generate_v7(gene, bits) puts the gene in the low bits of rand_b, in
+// place of random bits: at most 10, so at least 48 of the 58 stay random.
+inline constexpr int random_bits = 58;
+inline constexpr int max_gene_bits = 10;
+
 // The tick for a wall-clock reading. Throws datetime_out_of_range outside
 // 1970-01-01 .. the end of 48-bit milliseconds (year 10889).
 uint64_t tick_from_unix_ns(int64_t unix_ns);
