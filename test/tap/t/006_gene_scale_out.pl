@@ -98,6 +98,20 @@ is( $coordinator->safe_psql('postgres', 'PREPARE by_id(bigint) AS SELECT count(*
 	1,
 	'a generic plan prunes the other shard at executor start');
 
+# A lookup by user: each foreign partition declares its genes in a CHECK
+# constraint (PostgreSQL trusts those of foreign tables), so constraint
+# exclusion leaves one shard for WHERE ... AND id_gene(id, 4) = gene_of(user, 4).
+$coordinator->safe_psql('postgres', q{
+ALTER FOREIGN TABLE orders_a ADD CHECK (id_gene(id, 4) IN (0, 2, 4, 6, 8, 10, 12, 14));
+ALTER FOREIGN TABLE orders_b ADD CHECK (id_gene(id, 4) IN (1, 3, 5, 7, 9, 11, 13, 15));
+});
+my $user_plan = $coordinator->safe_psql('postgres',
+	'EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM orders WHERE user_id = 7 AND id_gene(id, 4) = gene_of(7, 4)');
+@scans = $user_plan =~ /Foreign Scan on (\S+)/g;
+is_deeply(\@scans, ['public.orders_b'], 'a lookup by user with its gene scans the one shard of the gene');
+is($coordinator->safe_psql('postgres', 'SELECT count(*) FROM orders WHERE user_id = 7 AND id_gene(id, 4) = gene_of(7, 4)'),
+	'50', 'and finds all of the user\'s orders there');
+
 # --- PL/Proxy ------------------------------------------------------------------
 # 16 partitions, one per gene: even genes on shard_a, odd on shard_b (a
 # connection string repeated is one connection).
