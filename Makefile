@@ -87,7 +87,7 @@ test:
 core-test:
 	@test/harness/run-core-tests.sh
 bench:
-	@test/bench/run.sh
+	@test/bench/report.sh
 format:
 	clang-format -i src/core/*.?pp src/pg/*.?pp test/core/*.?pp
 # `make -s print-REGRESS` and the like: lets scripts read the lists above.
