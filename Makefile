@@ -66,7 +66,18 @@ sql/crid--$(EXTVERSION).sql: $(BASE_SCRIPT) $(UPGRADE_SCRIPTS)
 	     '\echo Use "CREATE EXTENSION crid" to load this file. \quit'; \
 	   for f in $^; do printf '\n-- ==== %s\n' "$$f"; sed '/^\\echo Use "/d' "$$f"; done; } > $@
 
-.PHONY: demo demo-stop test core-test bench format print-%
+.PHONY: demo demo-stop test core-test bench format print-% dist
+
+# `make dist`: the PGXN bundle crid-<version>.zip, a git archive of the
+# release tag v<version> (DIST_REF=HEAD for a snapshot), after META.json
+# passed the PGXN meta spec check.
+DIST_REF ?= v$(EXTVERSION)
+dist:
+	@git rev-parse -q --verify '$(DIST_REF)^{commit}' >/dev/null || \
+	  { echo "make dist: no git ref $(DIST_REF); tag the release (git tag v$(EXTVERSION)) or set DIST_REF=HEAD"; exit 1; }
+	@perl test/harness/check-meta.pl META.json
+	git archive --format=zip --prefix=crid-$(EXTVERSION)/ -o crid-$(EXTVERSION).zip $(DIST_REF)
+	@echo "wrote crid-$(EXTVERSION).zip from $(DIST_REF)"
 demo:
 	@test/harness/demo.sh start
 demo-stop:
@@ -76,11 +87,11 @@ test:
 core-test:
 	@test/harness/run-core-tests.sh
 bench:
-	@test/bench/run.sh
+	@test/bench/report.sh
 format:
 	clang-format -i src/core/*.?pp src/pg/*.?pp test/core/*.?pp
 # `make -s print-REGRESS` and the like: lets scripts read the lists above.
 print-%:
 	@echo $($*)
 
-EXTRA_CLEAN = .core-is-pure test/core/build $(OBJS:.o=.d) tmp_check_regress tmp_check_iso
+EXTRA_CLEAN = crid-$(EXTVERSION).zip .core-is-pure test/core/build $(OBJS:.o=.d) tmp_check_regress tmp_check_iso

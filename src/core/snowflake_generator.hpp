@@ -9,7 +9,7 @@
 // the very first unit of the epoch with sequence 0 is never minted, and in
 // exchange the word needs no flag and no offset and can never repeat an id.
 //
-// Clock policy (DESIGN.md "spin, borrow, fail"), with drift = how far the
+// Clock policy ("spin, borrow, fail": crid.clock_wait_ms, crid.clock_borrow_ms), with drift = how far the
 // clock is behind the last id:
 //   clock ahead of the last id      -> issue (now, 0)
 //   same unit                       -> issue (last, seq + 1); exhausted -> wait for the next unit

@@ -251,6 +251,7 @@ TEST(server_layout_derives_time_bits) {
     CHECK(contains(m, "sequence field has 22") || contains(m, "time field has 9"));
     try {
         server_layout(0, 16, 16, 0);
+        CHECK(false);
     } catch (const Error &e) {
         CHECK(contains(e.what(), "time field has 31 bits"));
         CHECK(contains(e.hint(), "node (16), sequence (16) and gene (0)"));

@@ -2,7 +2,7 @@
 # `make test`: installs what is missing, builds and installs crid (and the
 # test-only module crid_test), then runs every suite and ends with one line
 # "N passed, M failed" (non-zero exit on any failure). Suites: core unit
-# tests, clang-format, release checks, `make installcheck` (pg_regress with
+# tests, clang-format, release and packaging checks, `make installcheck` (pg_regress with
 # crid preloaded, isolation specs, TAP: restart, crash, clock, upgrades),
 # pg_regress without preloading, and the exception boundary.
 source "$(dirname "$0")/common.sh"
@@ -83,14 +83,19 @@ for file in "$CRID_ROOT"/src/core/*.?pp "$CRID_ROOT"/src/pg/*.?pp "$CRID_ROOT"/t
 done
 record format $((1 - unformatted)) "$unformatted"
 
-# --- release ---------------------------------------------------------------------
-log "release checks"
-status=0
-"$CRID_ROOT/test/harness/check-release.sh" | tee "$WORK/release.log" || status=$?
-p=$(grep -cE '^ok ' "$WORK/release.log" || true)
-f=$(grep -cE '^not ok ' "$WORK/release.log" || true)
-[ "$status" != 0 ] && [ "$f" = 0 ] && f=1
-record release "$p" "$f"
+# --- release and packages --------------------------------------------------------
+# Scripts that print one "ok - ..." or "not ok - ..." line per check.
+run_check_script() {
+    local suite=$1 script=$2 status=0 p f
+    log "$suite checks"
+    "$script" | tee "$WORK/$suite.log" || status=$?
+    p=$(grep -cE '^ok - ' "$WORK/$suite.log" || true)
+    f=$(grep -cE '^not ok - ' "$WORK/$suite.log" || true)
+    [ "$status" != 0 ] && [ "$f" = 0 ] && f=1
+    record "$suite" "$p" "$f"
+}
+run_check_script release "$CRID_ROOT/test/harness/check-release.sh"
+run_check_script packages "$CRID_ROOT/test/harness/check-packages.sh"
 
 # --- make installcheck -------------------------------------------------------------
 # The PGXS suites exactly as a user's `make installcheck` runs them, one
