@@ -115,8 +115,9 @@ SET plan_cache_mode = force_generic_plan;
 PREPARE by_bigint(bigint) AS SELECT * FROM events WHERE id = $1;
 PREPARE by_int(integer) AS SELECT * FROM events WHERE id = $1;
 PREPARE by_smallint(smallint) AS SELECT * FROM events WHERE id = $1;
+PREPARE by_two(bigint, integer) AS SELECT * FROM events WHERE id IN ($1, $2);
 SELECT q, regress.scanned(q) AS scans FROM (VALUES
-    ('EXECUTE by_bigint(42)'), ('EXECUTE by_int(43)'), ('EXECUTE by_smallint(-3)')) v(q);
+    ('EXECUTE by_bigint(42)'), ('EXECUTE by_int(43)'), ('EXECUTE by_smallint(-3)'), ('EXECUTE by_two(1, 18)')) v(q);
 EXPLAIN (COSTS OFF) EXECUTE by_int(43);
 EXECUTE by_int(-292081);
 RESET plan_cache_mode;

@@ -5,6 +5,7 @@
 #      hash partitions routed by gene (crid_gene_int8_ops), beside PostgreSQL's
 #      built-in hash partitioning of the same bigint column (and the LIST form
 #      on id_gene(id, 4)). Same ids, same primary key: only the routing differs.
+#      And the per-row cost of the partition hash function alone.
 #   2. A lookup by id pruned to one partition, beside the same query reading
 #      all 16 partitions' indexes (enable_partition_pruning = off): inside the
 #      server (a PL/pgSQL loop) and at a client (pgbench, prepared).
@@ -104,6 +105,12 @@ for t in "${tables[@]}"; do
     # shellcheck disable=SC2086
     rate[$t,2]=$(median ${runs[$t,2]})
 done
+# What the routing itself costs per row, apart from inserting: the hash
+# support function PostgreSQL calls for each row, ours beside the built-in one.
+echo "Partition hash function per row (median of ${ROUNDS:-7} interleaved rounds of ${N:-1000000} rows; vs_first = ratio to the built-in)"
+per_row_table 'hashint8extended(generate_series::bigint, 8816678312871386365)' \
+    'crid_gene_hash_extended(generate_series::bigint, 8816678312871386365)' 'random()'
+echo
 echo "Insert rows per second into 16 partitions (median of $INSERT_REPEAT rounds of $INSERT_N rows a session);"
 echo "time_vs_builtin = time per row / built-in hash partitioning's (goal for by gene: <= 1.10)"
 printf '%-46s %12s %12s %16s %16s\n' "routing" "1 session" "2 sessions" "time_vs_builtin 1" "time_vs_builtin 2"
