@@ -22,9 +22,9 @@ DATA_built      = sql/crid--$(EXTVERSION).sql
 # crid preloaded (the settings in test/harness/*.conf); `make test` runs them
 # and every other suite. Tests that need a server without crid preloaded are
 # not PGXS suites: make test runs them with their own configuration.
-REGRESS      = setup crid snowflake uuidv7
+REGRESS      = setup crid snowflake uuidv7 genes gene_orders
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=test/harness/preloaded.conf
-REGRESS_NOT_PRELOADED = no_preload_crid no_preload_snowflake no_preload_uuidv7
+REGRESS_NOT_PRELOADED = no_preload_crid no_preload_snowflake no_preload_uuidv7 no_preload_genes
 ISOLATION      = crid_allocate snowflake_order uuidv7_order
 ISOLATION_OPTS = --inputdir=test/isolation --temp-instance=tmp_check_iso --temp-config=test/harness/isolation.conf
 # Queries by time, backfills and text forms of ids (issue 9).
@@ -91,7 +91,7 @@ test:
 core-test:
 	@test/harness/run-core-tests.sh
 bench:
-	@test/bench/run.sh
+	@test/bench/report.sh
 format:
 	clang-format -i src/core/*.?pp src/pg/*.?pp test/core/*.?pp
 # `make -s print-REGRESS` and the like: lets scripts read the lists above.

@@ -2,7 +2,7 @@
 -- column where it is NULL; an interrupted run resumes and ends exactly where
 -- an uninterrupted one does; filled rows are never written again; every bad
 -- argument is an ERROR before any row changes. (Per-batch NOTICEs carry rates
--- and are checked in TAP test 006; here they are silenced.)
+-- and are checked in TAP test 007_backfill; here they are silenced.)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS crid;
 SET timezone = 'UTC';

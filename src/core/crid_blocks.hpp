@@ -5,7 +5,8 @@
 //
 // Tickets. One word, `ticket`, counts every take() ever made: fetch_add(1)
 // hands each caller a 64-bit ticket no other caller ever gets (it would take
-// centuries to wrap). Each published block owns a range of tickets
+// centuries to wrap). take_with_gene() claims a run of tickets instead, with
+// one compare-and-swap from the value it read, so those are its alone too. Each published block owns a range of tickets
 // [base, base + size) and maps ticket t to id first_id + (t - base). The
 // producer gives each block base = max(end of the previous block, ticket now),
 // so ticket ranges never overlap and, at a block switch, the next block
@@ -20,7 +21,8 @@
 // holds a ticket at or past g's end) and g + 1 is published.
 //
 // Why an id is never returned twice:
-//   1. each ticket goes to exactly one caller (one fetch_add);
+//   1. each ticket goes to exactly one caller (one fetch_add, or the one
+//      compare-and-swap that moved the word past it);
 //   2. the ticket ranges of published blocks are disjoint (base is never below
 //      the previous block's end), and their id ranges are disjoint (the
 //      registry hands each block out once);
@@ -50,6 +52,7 @@
 #pragma once
 #include "pure_cpp.hpp"
 
+#include "bit_layout.hpp"
 #include "error.hpp"
 #include "monotonic_word.hpp"
 
@@ -144,6 +147,37 @@ class BlockServer {
         }
     }
 
+    // Serves the next id whose low bits (`gene`, a field at bit 0) equal
+    // `value`, for crid_next(gene, bits). One compare-and-swap on the ticket
+    // word claims every ticket from the next one up to the first whose id
+    // carries the gene, all within one block: the ids skipped (fewer than
+    // 2^gene.width) are a gap that nobody is ever served, so ids with and
+    // without a gene, of this server and of every other node of the registry,
+    // never meet. When the rest of a block holds no such id, the claim takes
+    // that rest (a gap too) and goes on in the next block. Returns empty, and
+    // claims nothing, when no published block covers the next ticket.
+    Result take_with_gene(const BitField &gene, uint64_t value) noexcept {
+        for (;;) {
+            uint64_t t = ticket_.load();
+            Snapshot s;
+            Cover cover = covering(t, s);
+            if (cover == Cover::none)
+                return {Result::Kind::empty, 0};
+            if (cover == Cover::stale)
+                continue;
+            const uint64_t end = s.base + s.size;
+            const uint64_t id_of_t = uint64_t(s.first_id) + (t - s.base);
+            const uint64_t want = t + ((value - gene.get(id_of_t)) & gene.max());
+            // The ticket word still reads t, so block s still owns t (its slot
+            // is reused only once every ticket of it is handed out): tickets
+            // t .. want map through s.
+            if (!ticket_.compare_exchange(t, want < end ? want + 1 : end))
+                continue;
+            if (want < end)
+                return {Result::Kind::id, s.first_id + int64_t(want - s.base)};
+        }
+    }
+
     // Producer: true when a block should be reserved: nothing is published,
     // or fewer than `threshold` ids remain in the published blocks (with
     // crid.threshold <= crid.block_size: the current block runs low and the
@@ -225,6 +259,42 @@ class BlockServer {
         s.size = slot.size.load();
         s.first_id = int64_t(slot.first_id.load());
         return slot.gen.load() == g;
+    }
+
+    // Where a ticket loaded from the ticket word lies.
+    enum class Cover {
+        inside, // in the block copied out
+        stale,  // below `current`: the word has moved on since it was loaded
+        none,   // past every published block
+    };
+
+    // The published block that contains ticket t, moving `current` past
+    // blocks whose tickets are all handed out, as resolve() does.
+    Cover covering(uint64_t t, Snapshot &s) noexcept {
+        uint64_t g = current_.load();
+        for (;;) {
+            if (!read(g, s)) {
+                uint64_t now = current_.load();
+                if (now == g)
+                    return Cover::none;
+                g = now;
+                continue;
+            }
+            if (t < s.base)
+                return Cover::stale;
+            if (t - s.base < s.size)
+                return Cover::inside;
+            Snapshot next;
+            if (!read(g + 1, next)) {
+                uint64_t now = current_.load();
+                if (now == g)
+                    return Cover::none;
+                g = now;
+                continue;
+            }
+            uint64_t expected = g;
+            g = current_.compare_exchange(expected, g + 1) ? g + 1 : expected;
+        }
     }
 
     // A ticket below block g: a caller stalled since an older block was

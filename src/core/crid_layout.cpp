@@ -1,6 +1,7 @@
 #include "crid_layout.hpp"
 
 #include "error.hpp"
+#include "gene.hpp"
 #include "time_units.hpp"
 
 #include <string>
@@ -44,26 +45,26 @@ Layout validate(Layout l) {
     return l;
 }
 
-int64_t max_ts(const Layout &l) noexcept { return (INT64_C(1) << l.timestamp_bits) - 1; }
+BitLayout id_bits(const Layout &l) {
+    return BitLayout({{"timestamp", l.timestamp_bits}, {"sequence", l.sequence_bits()}});
+}
+
+int64_t max_ts(const Layout &l) noexcept { return int64_t(max_of_width(l.timestamp_bits)); }
 
 int64_t sequence_space(const Layout &l) noexcept { return INT64_C(1) << l.sequence_bits(); }
 
 int64_t pack(const Layout &l, int64_t ts, int64_t seq) {
-    auto in_range = [](const char *field, int64_t v, int64_t max) {
-        if (v < 0 || v > max)
-            throw Error(ErrorKind::numeric_out_of_range, "crid " + std::string(field) + " " + std::to_string(v) +
-                                                             " is out of range (0 to " + std::to_string(max) + ")");
-    };
-    in_range("timestamp", ts, max_ts(l));
-    in_range("sequence", seq, sequence_space(l) - 1);
-    return ts << l.sequence_bits() | seq;
+    const int64_t values[] = {ts, seq};
+    return int64_t(id_bits(l).pack(values, "crid", [] { return std::string(); }));
 }
 
 Parts unpack(const Layout &l, int64_t id) {
     if (id < 0)
         throw Error(ErrorKind::numeric_out_of_range,
                     "crid id " + std::to_string(id) + " is negative; crid ids are 0 to 9223372036854775807");
-    return Parts{.ts = id >> l.sequence_bits(), .seq = id & (sequence_space(l) - 1)};
+    int64_t v[2];
+    id_bits(l).unpack(uint64_t(id), v);
+    return Parts{.ts = v[0], .seq = v[1]};
 }
 
 int64_t ts_of_unix_ms(const Layout &l, int64_t unix_ms) {
@@ -90,7 +91,21 @@ int64_t unix_ms_of_ts(const Layout &l, int64_t ts) {
     return start_of(l, ts);
 }
 
-int64_t floor_id(const Layout &l, int64_t unix_ms) { return pack(l, ts_of_unix_ms(l, unix_ms), 0); }
+int64_t floor_id(const Layout &l, int64_t unix_ms) { return int64_t(id_bits(l).floor(ts_of_unix_ms(l, unix_ms))); }
+
+BitField gene_field(int bits, int64_t gene, int64_t block_size) {
+    BitField f = gene::field(bits, "crid_next", max_gene_bits,
+                             "Each crid id with a gene of k bits uses up to 2^k sequence numbers of the registry (half "
+                             "that on average), so k is at most 16.");
+    if (int64_t(f.max()) >= block_size)
+        throw Error(ErrorKind::invalid_parameter,
+                    "crid_next: gene bits " + std::to_string(bits) + " need blocks of at least " +
+                        std::to_string(f.max() + 1) + " ids, more than crid.block_size (" + std::to_string(block_size) +
+                        ")",
+                    "Raise crid.block_size, or use fewer gene bits.");
+    gene::check_gene(f, gene, "crid_next");
+    return f;
+}
 
 void check_allocation(const Layout &l, int64_t ts, int64_t block_size) {
     if (block_size < 1 || block_size > sequence_space(l))

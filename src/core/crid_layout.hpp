@@ -24,6 +24,8 @@
 #pragma once
 #include "pure_cpp.hpp"
 
+#include "bit_layout.hpp"
+
 #include <cstdint>
 
 namespace crid::core::crid_ids {
@@ -60,6 +62,10 @@ struct Block {
 // else throws invalid_parameter naming crid.timestamp_bits or crid.epoch.
 Layout validate(Layout layout);
 
+// Where the fields of an id sit: logical order timestamp, sequence. The
+// layout must be valid (validate()).
+BitLayout id_bits(const Layout &layout);
+
 // The largest ts, 2^timestamp_bits - 1.
 int64_t max_ts(const Layout &layout) noexcept;
 
@@ -86,6 +92,18 @@ int64_t unix_ms_of_ts(const Layout &layout, int64_t ts);
 // The smallest id of the second containing unix_ms: a range-scan boundary
 // (every id minted at or after that second is >= it).
 int64_t floor_id(const Layout &layout, int64_t unix_ms);
+
+// crid_next(gene, bits) serves, of the ids of a block, the next one whose low
+// `bits` bits are the gene, and the ids it skips are a gap: each such id costs
+// up to 2^bits registry sequence numbers (half that on average). So bits is at
+// most max_gene_bits, and 2^bits must fit a block (crid.block_size) or some
+// blocks would hold no id of a gene at all.
+inline constexpr int max_gene_bits = 16;
+
+// The gene field for crid_next(gene, bits), checked: bits outside 1 ..
+// max_gene_bits or with 2^bits above block_size is invalid_parameter, a gene
+// outside 0 .. 2^bits - 1 numeric_out_of_range; each names value and limit.
+BitField gene_field(int bits, int64_t gene, int64_t block_size);
 
 // Checks the arguments of crid_allocate(ts, block_size): block_size 1 ..
 // sequence_space (invalid_parameter), ts 0 .. max_ts (numeric_out_of_range).

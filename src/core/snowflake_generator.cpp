@@ -25,15 +25,16 @@ namespace {
 
 } // namespace
 
-uint64_t encode_state(const Layout &l, int64_t unit, int64_t sequence) noexcept {
-    return uint64_t(unit) << l.sequence_bits | uint64_t(sequence);
+BitLayout state_bits(const Layout &l) { return BitLayout({{"time", l.time_bits}, {"sequence", l.sequence_bits}}); }
+
+uint64_t encode_state(const Layout &l, int64_t unit, int64_t sequence) {
+    const int64_t values[] = {unit, sequence};
+    return state_bits(l).pack_unchecked(values);
 }
 
-int64_t state_unit(const Layout &l, uint64_t state) noexcept { return int64_t(state >> l.sequence_bits); }
+int64_t state_unit(const Layout &l, uint64_t state) { return int64_t(state_bits(l).field(0).get(state)); }
 
-int64_t state_sequence(const Layout &l, uint64_t state) noexcept {
-    return int64_t(state & ((UINT64_C(1) << l.sequence_bits) - 1));
-}
+int64_t state_sequence(const Layout &l, uint64_t state) { return int64_t(state_bits(l).field(1).get(state)); }
 
 int64_t unit_of_unix_ms(const Layout &l, int64_t unix_ms) {
     if (unix_ms < l.epoch_unix_ms)
@@ -51,8 +52,10 @@ Step next(const Layout &l, const Policy &p, uint64_t state, int64_t now) {
         bool overflow = __builtin_mul_overflow(now, l.unit_ms, &ms) || __builtin_add_overflow(ms, l.epoch_unix_ms, &ms);
         before_epoch(l, overflow ? std::to_string(-now) + " time units before it" : describe_unix_ms(ms));
     }
-    const int64_t max_unit = max_time_units(l), max_seq = max_sequence(l);
-    const int64_t last = state_unit(l, state), seq = state_sequence(l, state);
+    const BitLayout bits = state_bits(l);
+    const BitField &unit_field = bits.field(0), &sequence_field = bits.field(1);
+    const int64_t max_unit = int64_t(unit_field.max()), max_seq = int64_t(sequence_field.max());
+    const int64_t last = int64_t(unit_field.get(state)), seq = int64_t(sequence_field.get(state));
     Step s;
     s.next_state = state;
     auto issue = [&](int64_t unit, int64_t sequence, bool borrowed) {
@@ -62,7 +65,8 @@ Step next(const Layout &l, const Policy &p, uint64_t state, int64_t now) {
         s.unit = unit;
         s.sequence = sequence;
         s.borrowed = borrowed;
-        s.next_state = encode_state(l, unit, sequence);
+        const int64_t values[] = {unit, sequence};
+        s.next_state = bits.pack_unchecked(values);
         return s;
     };
     if (now > last)
@@ -104,13 +108,12 @@ Step next(const Layout &l, const Policy &p, uint64_t state, int64_t now) {
 uint64_t state_after_restart(const Layout &l, int64_t high_water_unix_ms) {
     if (high_water_unix_ms < l.epoch_unix_ms)
         return 0;
-    int64_t unit = (high_water_unix_ms - l.epoch_unix_ms) / l.unit_ms;
-    if (unit > max_time_units(l))
-        unit = max_time_units(l); // the next call reports the exhausted range
-    return encode_state(l, unit, max_sequence(l));
+    // The last id of the mark's unit, as if just issued. A mark past the time
+    // field clamps to its last unit: the next call reports the exhausted range.
+    return state_bits(l).ceiling((high_water_unix_ms - l.epoch_unix_ms) / l.unit_ms);
 }
 
-int64_t high_water_of(const Layout &l, uint64_t state) noexcept {
+int64_t high_water_of(const Layout &l, uint64_t state) {
     return unit_start_unix_ms(l, state_unit(l, state)) + (l.unit_ms - 1);
 }
 

@@ -3,8 +3,8 @@
 // tests drive it with a fake clock and the PostgreSQL side runs it over a
 // shared-memory word with compare-and-swap (claim() below).
 //
-// A node's whole state is one 64-bit word: last_unit << sequence_bits |
-// last_sequence, the time unit and sequence of the last id this node issued.
+// A node's whole state is one 64-bit word, state_bits(): the time unit and
+// sequence of the last id this node issued, laid out as in the id itself.
 // The empty word 0 reads as "unit 0, sequence 0 already issued": the one id at
 // the very first unit of the epoch with sequence 0 is never minted, and in
 // exchange the word needs no flag and no offset and can never repeat an id.
@@ -49,12 +49,16 @@ struct Step {
                                  // reason, or a borrow that moved to the next unit
 };
 
-// The word for a last issued (unit, sequence).
-uint64_t encode_state(const Layout &layout, int64_t unit, int64_t sequence) noexcept;
+// Where the fields of a state word sit: an id's time and sequence, without
+// its node and gene.
+BitLayout state_bits(const Layout &layout);
+
+// The word for a last issued (unit, sequence), both in range.
+uint64_t encode_state(const Layout &layout, int64_t unit, int64_t sequence);
 
 // The time unit and the sequence recorded in a word.
-int64_t state_unit(const Layout &layout, uint64_t state) noexcept;
-int64_t state_sequence(const Layout &layout, uint64_t state) noexcept;
+int64_t state_unit(const Layout &layout, uint64_t state);
+int64_t state_sequence(const Layout &layout, uint64_t state);
 
 // The clock in time units since the layout's epoch (floor). Throws
 // datetime_out_of_range, naming the clock and the epoch, before the epoch.
@@ -72,7 +76,7 @@ Step next(const Layout &layout, const Policy &policy, uint64_t state, int64_t no
 uint64_t state_after_restart(const Layout &layout, int64_t high_water_unix_ms);
 
 // The high-water mark to persist for a state: the last Unix ms of its unit.
-int64_t high_water_of(const Layout &layout, uint64_t state) noexcept;
+int64_t high_water_of(const Layout &layout, uint64_t state);
 
 // The id of an issue step for a node and gene (range-checked by pack()).
 int64_t id_from(const Layout &layout, const Step &step, int64_t node, int64_t gene);

@@ -19,13 +19,8 @@ constexpr int64_t ms_per_day = INT64_C(86400000);
 // 9999-12-31 23:59:59.999 UTC: the last epoch the four-digit date form spells.
 constexpr int64_t max_epoch_unix_ms = INT64_C(253402300799999);
 
-// All ones in the low `bits` bits (bits < 64: every field leaves room for a sequence).
-constexpr uint64_t low_mask(int bits) noexcept { return (UINT64_C(1) << bits) - 1; }
-
-// Bit positions of the fields; the gene always sits at bit 0.
-int sequence_shift(const Layout &l) noexcept { return l.gene_bits + (l.sequence_above_node ? l.node_bits : 0); }
-int node_shift(const Layout &l) noexcept { return l.gene_bits + (l.sequence_above_node ? 0 : l.sequence_bits); }
-int time_shift(const Layout &l) noexcept { return l.gene_bits + l.node_bits + l.sequence_bits; }
+// Logical order of the fields in id_bits() and in Fields.
+enum FieldIndex { time_field, node_field, sequence_field, gene_field };
 
 // 63 bits, or 64 when the time field may take the sign bit.
 int usable_bits(const Layout &l) noexcept { return l.use_sign_bit ? 64 : 63; }
@@ -63,18 +58,32 @@ int days_in_month(int64_t y, int m) noexcept {
     return m == 2 && leap ? 29 : days[m - 1];
 }
 
+// The widths a field may have. These are the documented limits, not limits of
+// the bit layout: at most 16 node bits (65,536 generators a server), at most
+// 22 sequence bits (with no node bits, 41 bits of time are left: 69 years of
+// milliseconds) and at most 16 gene bits (65,536 shards). The time field gets
+// at least 32 bits and what the others leave.
+struct WidthLimit {
+    const char *field;
+    int Layout::*bits;
+    int min, max;
+};
+constexpr WidthLimit width_limits[] = {
+    {"node", &Layout::node_bits, 0, 16},
+    {"sequence", &Layout::sequence_bits, 1, 22},
+    {"gene", &Layout::gene_bits, 0, 16},
+};
+
 // Every check of a layout, with messages starting with `prefix` so a spec's
 // errors can quote the spec.
 void check(const Layout &l, const std::string &prefix, bool time_derived) {
-    auto width = [&](const char *field, int v, int lo, int hi) {
-        if (v < lo || v > hi)
-            throw Error(ErrorKind::invalid_parameter, prefix + "the " + field + " field has " + std::to_string(v) +
-                                                          " bits, outside " + std::to_string(lo) + " to " +
-                                                          std::to_string(hi));
-    };
-    width("node", l.node_bits, 0, 16);
-    width("sequence", l.sequence_bits, 1, 22);
-    width("gene", l.gene_bits, 0, 16);
+    for (const WidthLimit &w : width_limits) {
+        const int v = l.*w.bits;
+        if (v < w.min || v > w.max)
+            throw Error(ErrorKind::invalid_parameter, prefix + "the " + std::string(w.field) + " field has " +
+                                                          std::to_string(v) + " bits, outside " +
+                                                          std::to_string(w.min) + " to " + std::to_string(w.max));
+    }
     const int total = usable_bits(l);
     if (l.time_bits < 32 || l.time_bits > total - 1) {
         std::string hint = time_derived ? "The time field gets the bits that node (" + std::to_string(l.node_bits) +
@@ -103,7 +112,7 @@ void check(const Layout &l, const std::string &prefix, bool time_derived) {
                                                       "1970-01-01 00:00:00 UTC to 9999-12-31 23:59:59.999 UTC");
     // unix_ms_of() must never overflow: the last unit has to end within int64 ms.
     int64_t span = 0, tail = 0, end = 0;
-    if (__builtin_mul_overflow(int64_t(low_mask(l.time_bits)), l.unit_ms, &span) ||
+    if (__builtin_mul_overflow(max_time_units(l), l.unit_ms, &span) ||
         __builtin_add_overflow(l.epoch_unix_ms, l.unit_ms - 1, &tail) || __builtin_add_overflow(span, tail, &end))
         throw Error(ErrorKind::invalid_parameter,
                     prefix + "a " + std::to_string(l.time_bits) + "-bit time field in units of " +
@@ -417,25 +426,23 @@ Layout server_layout(int64_t epoch_unix_ms, int node_bits, int sequence_bits, in
     return l;
 }
 
-int64_t max_time_units(const Layout &l) noexcept { return int64_t(low_mask(l.time_bits)); }
-int64_t max_node(const Layout &l) noexcept { return int64_t(low_mask(l.node_bits)); }
-int64_t max_sequence(const Layout &l) noexcept { return int64_t(low_mask(l.sequence_bits)); }
-int64_t max_gene(const Layout &l) noexcept { return int64_t(low_mask(l.gene_bits)); }
+BitLayout id_bits(const Layout &l) {
+    // Logical order time, node, sequence, gene; Sonyflake puts the sequence above the node.
+    return BitLayout(
+        {{"time", l.time_bits}, {"node", l.node_bits}, {"sequence", l.sequence_bits}, {"gene", l.gene_bits}},
+        l.sequence_above_node ? std::initializer_list<int>{time_field, sequence_field, node_field, gene_field}
+                              : std::initializer_list<int>{});
+}
+
+int64_t max_time_units(const Layout &l) noexcept { return int64_t(max_of_width(l.time_bits)); }
+int64_t max_node(const Layout &l) noexcept { return int64_t(max_of_width(l.node_bits)); }
+int64_t max_sequence(const Layout &l) noexcept { return int64_t(max_of_width(l.sequence_bits)); }
+int64_t max_gene(const Layout &l) noexcept { return int64_t(max_of_width(l.gene_bits)); }
 
 int64_t pack(const Layout &l, const Fields &f) {
-    auto in_range = [&](const char *field, int64_t v, int64_t max) {
-        if (v < 0 || v > max)
-            throw Error(ErrorKind::numeric_out_of_range, "snowflake " + std::string(field) + " " + std::to_string(v) +
-                                                             " is out of range for " + label(l) + " (0 to " +
-                                                             std::to_string(max) + ")");
-    };
-    in_range("time", f.time_units, max_time_units(l));
-    in_range("node", f.node, max_node(l));
-    in_range("sequence", f.sequence, max_sequence(l));
-    in_range("gene", f.gene, max_gene(l));
-    uint64_t id = uint64_t(f.time_units) << time_shift(l) | uint64_t(f.node) << node_shift(l) |
-                  uint64_t(f.sequence) << sequence_shift(l) | uint64_t(f.gene);
-    return int64_t(id); // bit 63 set only by sign-bit layouts: a negative bigint, as theirs are
+    const int64_t values[] = {f.time_units, f.node, f.sequence, f.gene};
+    // Bit 63 is set only by sign-bit layouts: a negative bigint, as theirs are.
+    return int64_t(id_bits(l).pack(values, "snowflake", [&] { return " for " + label(l); }));
 }
 
 Fields unpack(const Layout &l, int64_t id) {
@@ -444,11 +451,10 @@ Fields unpack(const Layout &l, int64_t id) {
                     "snowflake id " + std::to_string(id) + " is negative, outside " + label(l) +
                         " (ids 0 to 9223372036854775807)",
                     "Only layouts with sign=true, such as discord and instagram, use the top bit.");
-    uint64_t u = uint64_t(id);
-    return Fields{.time_units = int64_t(u >> time_shift(l) & low_mask(l.time_bits)),
-                  .node = int64_t(u >> node_shift(l) & low_mask(l.node_bits)),
-                  .sequence = int64_t(u >> sequence_shift(l) & low_mask(l.sequence_bits)),
-                  .gene = int64_t(u & low_mask(l.gene_bits))};
+    int64_t v[4];
+    id_bits(l).unpack(uint64_t(id), v);
+    return Fields{
+        .time_units = v[time_field], .node = v[node_field], .sequence = v[sequence_field], .gene = v[gene_field]};
 }
 
 int64_t unit_start_unix_ms(const Layout &l, int64_t unit) noexcept { return l.epoch_unix_ms + unit * l.unit_ms; }
@@ -462,7 +468,7 @@ int64_t floor_id(const Layout &l, int64_t unix_ms) {
         throw Error(ErrorKind::datetime_out_of_range,
                     "time " + describe_unix_ms(unix_ms) + " is outside the range of " + label(l) + " (" +
                         describe_unix_ms(l.epoch_unix_ms) + " to " + describe_unix_ms(last_unix_ms(l)) + ")");
-    return pack(l, Fields{.time_units = (unix_ms - l.epoch_unix_ms) / l.unit_ms});
+    return int64_t(id_bits(l).floor((unix_ms - l.epoch_unix_ms) / l.unit_ms));
 }
 
 } // namespace crid::core::snowflake

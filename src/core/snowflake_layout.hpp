@@ -46,6 +46,8 @@
 #pragma once
 #include "pure_cpp.hpp"
 
+#include "bit_layout.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -85,6 +87,11 @@ std::string describe(const Layout &layout);
 
 // The layout of this server's settings: time gets the bits 63 leaves, in ms.
 Layout server_layout(int64_t epoch_unix_ms, int node_bits, int sequence_bits, int gene_bits);
+
+// Where the fields of an id sit: logical order time, node, sequence, gene
+// (the order of Fields). The layout must be valid (layout_named(),
+// server_layout()).
+BitLayout id_bits(const Layout &layout);
 
 // The largest value each field holds.
 int64_t max_time_units(const Layout &layout) noexcept;

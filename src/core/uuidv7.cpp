@@ -59,6 +59,8 @@ Uuid from_tick(uint64_t tick, uint64_t random) noexcept {
     return from_parts(ms, rand_a, rand_b);
 }
 
+Uuid floor_id(uint64_t unix_ms) noexcept { return from_parts(unix_ms, 0, 0); }
+
 uint64_t unix_ms_from_pg_us(int64_t pg_us) {
     int64_t ms = unix_ms_from_pg_us_floor(pg_us);
     if (ms < 0 || uint64_t(ms) > max_unix_ms)

@@ -18,6 +18,11 @@ namespace crid::core::uuidv7 {
 inline constexpr int fraction_bits = 16;
 inline constexpr uint64_t max_unix_ms = (UINT64_C(1) << 48) - 1;
 
+// uuid_generate_v7(gene, bits) puts the gene in the low bits of rand_b, in
+// place of random bits: at most 10, so at least 48 of the 58 stay random.
+inline constexpr int random_bits = 58;
+inline constexpr int max_gene_bits = 10;
+
 // The tick for a wall-clock reading. Throws datetime_out_of_range outside
 // 1970-01-01 .. the end of 48-bit milliseconds (year 10889).
 uint64_t tick_from_unix_ns(int64_t unix_ns);
@@ -34,6 +39,10 @@ Uuid from_tick(uint64_t tick, uint64_t random) noexcept;
 // A version 7 UUID for `unix_ms` whose 74 other bits are `rand_a` (12 used) and
 // `rand_b` (62 used): random bytes, a hash, or zero for a range boundary.
 Uuid from_parts(uint64_t unix_ms, uint64_t rand_a, uint64_t rand_b) noexcept;
+
+// The smallest version 7 UUID of a millisecond (every other bit 0): a
+// range-scan boundary, as snowflake::floor_id and crid_ids::floor_id are.
+Uuid floor_id(uint64_t unix_ms) noexcept;
 
 // The millisecond (floor) of a PostgreSQL timestamptz, checked against the
 // 48 bits a version 7 UUID holds.

@@ -3,6 +3,7 @@
 #include "postgres_headers.hpp"
 
 #include "boundary.hpp"
+#include "crid_next.hpp"
 #include "crid_settings.hpp"
 #include "crid_shared.hpp"
 #include "shared_memory.hpp"
@@ -70,14 +71,15 @@ void raise_timeout(pg::crid_ids::CridShared *s) {
                             pg::crid_ids::registry_database())));
 }
 
-// Waits for the worker to publish a block, then takes an id.
-int64_t take_after_waiting(pg::crid_ids::CridShared *s) {
+// Waits for the worker to publish a block, then takes an id with `take`.
+template <class Take>
+int64_t take_after_waiting(pg::crid_ids::CridShared *s, Take &&take) {
     pg_atomic_fetch_add_u64(&s->sync_waits, 1);
     int64_t deadline_us =
         core::wall_clock_ns() / core::ns_per_us + int64_t(pg::crid_ids::allocation_timeout_ms()) * 1000;
     ConditionVariablePrepareToSleep(&s->block_published);
     for (;;) {
-        ids::Result r = s->server.take();
+        ids::Result r = take();
         if (r.kind == ids::Result::Kind::id) {
             ConditionVariableCancelSleep();
             return r.id;
@@ -97,6 +99,21 @@ const ids::Layout &layout() { return pg::crid_ids::layout(); }
 
 } // namespace
 
+namespace crid::pg::crid_ids {
+
+int64_t next_with_gene(const core::BitField &gene, uint64_t value) {
+    pg::require_minting("crid", "crid_next", "its background worker reserves the blocks. Decoding works without it.");
+    CridShared *s = shared();
+    ids::Result r = s->server.take_with_gene(gene, value);
+    if (r.kind != ids::Result::Kind::id)
+        return take_after_waiting(s, [&] { return s->server.take_with_gene(gene, value); });
+    if (s->server.remaining() < pg_atomic_read_u64(&s->wake_below))
+        nudge_worker(s);
+    return r.id;
+}
+
+} // namespace crid::pg::crid_ids
+
 extern "C" {
 
 PG_FUNCTION_INFO_V1(crid_next);
@@ -114,7 +131,7 @@ Datum crid_next(PG_FUNCTION_ARGS) {
     pg::crid_ids::CridShared *s = pg::crid_ids::shared();
     ids::Result r = s->server.take();
     if (r.kind != ids::Result::Kind::id)
-        PG_RETURN_INT64(take_after_waiting(s));
+        PG_RETURN_INT64(take_after_waiting(s, [s] { return s->server.take(); }));
     if (s->server.remaining() < pg_atomic_read_u64(&s->wake_below))
         nudge_worker(s);
     PG_RETURN_INT64(r.id);

@@ -27,7 +27,7 @@ Datum random_v7_at(int64_t pg_us) {
 
 // The smallest version 7 UUID of the millisecond containing pg_us.
 Datum floor_v7_at(int64_t pg_us) {
-    core::Uuid u = pg::guarded([&] { return v7::from_parts(v7::unix_ms_from_pg_us(pg_us), 0, 0); });
+    core::Uuid u = pg::guarded([&] { return v7::floor_id(v7::unix_ms_from_pg_us(pg_us)); });
     return pg::uuid_datum(u);
 }
 

@@ -4,8 +4,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/../harness/common.sh"
 
 # Starts the benchmark server (extra settings on stdin) and sets BENCH_DIR/PORT.
 bench_server_start() {
-    ensure_packages
-    build_and_install
+    if [ "${BENCH_BUILT:-0}" != 1 ]; then # make bench builds once for all its servers
+        ensure_packages
+        build_and_install
+    fi
     BENCH_DIR=$(scratch_dir bench)
     BENCH_PORT=$(free_port 55432)
     { echo "shared_preload_libraries = 'crid'"; echo "fsync = off"; cat; } |

@@ -226,6 +226,41 @@ TEST(crid_blocks_next_block_continues_the_ticket_range) {
     CHECK_EQ(id_of(*s), 11);
 }
 
+// The first id of the block whose low four bits are the gene, skipping the
+// ids before it (a gap); plain take() goes on after it.
+TEST(crid_blocks_take_with_gene_claims_up_to_the_gene) {
+    auto s = fresh();
+    const BitField gene{.name = "gene", .width = 4, .shift = 0};
+    CHECK(s->publish(1000, 100)); // 1000 & 15 = 8
+    Result r = s->take_with_gene(gene, 5);
+    CHECK(r.kind == Kind::id);
+    CHECK_EQ(r.id, 1013);
+    CHECK_EQ(id_of(*s), 1014);
+    CHECK_EQ(s->take_with_gene(gene, 15).id, 1023);
+    CHECK_EQ(s->take_with_gene(gene, 0).id, 1024); // the next id already carries it
+    CHECK_EQ(s->remaining(), uint64_t(100 - 25));
+}
+
+// A block whose rest holds no id of the gene is claimed whole (a gap) and
+// the id comes from the next block; with none published, nothing is taken.
+TEST(crid_blocks_take_with_gene_moves_to_the_next_block) {
+    auto s = fresh();
+    const BitField gene{.name = "gene", .width = 4, .shift = 0};
+    CHECK(s->take_with_gene(gene, 1).kind == Kind::empty);
+    CHECK(s->publish(1000, 10)); // 1000 .. 1009: genes 8 .. 15, then 0 .. 1
+    CHECK(s->take_with_gene(gene, 7).kind == Kind::empty);
+    CHECK_EQ(s->remaining(), uint64_t(0)); // the block was claimed as a gap
+    CHECK(s->take_with_gene(gene, 7).kind == Kind::empty);
+    CHECK(s->publish(2000, 100));
+    CHECK_EQ(s->take_with_gene(gene, 7).id, 2007);
+    CHECK_EQ(id_of(*s), 2008);
+    // A gene reached at the very last id of a block.
+    auto t = fresh();
+    CHECK(t->publish(1000, 10));
+    CHECK_EQ(t->take_with_gene(gene, 1).id, 1009);
+    CHECK(t->take().kind == Kind::empty);
+}
+
 namespace {
 
 struct Published {
@@ -234,10 +269,13 @@ struct Published {
 
 // One producer publishing blocks of `sizes` in turn, ids spaced so a stray id
 // falls outside every block, against `consumers` threads each taking
-// `per_thread` ids (spinning on empty). Checks uniqueness, membership and the
-// per-thread order inside each block.
+// `per_thread` ids (spinning on empty). With gene_bits > 0, every other
+// thread takes ids with a gene of that many bits (its own number) instead.
+// Checks uniqueness, membership, genes and the per-thread order inside each
+// block.
 template <size_t R = 8, class A = ThreadWord>
-void race(int64_t threshold, std::vector<int64_t> sizes, int consumers, int per_thread, bool lazy_producer) {
+void race(int64_t threshold, std::vector<int64_t> sizes, int consumers, int per_thread, bool lazy_producer,
+          int gene_bits = 0) {
     auto s = fresh<R, A>();
     std::atomic<bool> done{false};
     std::vector<Published> blocks;
@@ -263,8 +301,10 @@ void race(int64_t threshold, std::vector<int64_t> sizes, int consumers, int per_
         pool.emplace_back([&, t] {
             auto &mine = ids[size_t(t)];
             mine.reserve(size_t(per_thread));
+            const BitField gene{.name = "gene", .width = gene_bits, .shift = 0};
+            const bool with_gene = gene_bits > 0 && t % 2 == 1;
             while (int(mine.size()) < per_thread) {
-                Result r = s->take();
+                Result r = with_gene ? s->take_with_gene(gene, uint64_t(t) & gene.max()) : s->take();
                 if (r.kind == Kind::id)
                     mine.push_back(r.id);
                 else
@@ -286,14 +326,18 @@ void race(int64_t threshold, std::vector<int64_t> sizes, int consumers, int per_
         return id < it->first_id + it->size ? int64_t(it - blocks.begin()) : -1;
     };
     std::vector<int64_t> all;
-    for (auto &mine : ids) {
+    for (int t = 0; t < consumers; ++t) {
+        auto &mine = ids[size_t(t)];
         CHECK_EQ(int(mine.size()), per_thread);
         int64_t last_block = -1, last_id = -1;
-        int out_of_order = 0, stray = 0;
+        int out_of_order = 0, stray = 0, wrong_gene = 0;
+        const bool with_gene = gene_bits > 0 && t % 2 == 1;
         for (int64_t id : mine) {
             int64_t b = block_of(id);
             if (b < 0)
                 ++stray;
+            if (with_gene && (id & ((INT64_C(1) << gene_bits) - 1)) != (t & ((1 << gene_bits) - 1)))
+                ++wrong_gene;
             if (b == last_block && id <= last_id)
                 ++out_of_order;
             last_block = b;
@@ -301,6 +345,7 @@ void race(int64_t threshold, std::vector<int64_t> sizes, int consumers, int per_
         }
         CHECK_EQ(stray, 0);
         CHECK_EQ(out_of_order, 0);
+        CHECK_EQ(wrong_gene, 0);
         all.insert(all.end(), mine.begin(), mine.end());
     }
     std::sort(all.begin(), all.end());
@@ -323,4 +368,11 @@ TEST(crid_blocks_threads_two_slot_ring) { race<2>(50, {7, 2, 100}, 4, 100000, fa
 TEST(crid_blocks_threads_jittery_scheduling) {
     race<2, JitterAtomic>(20, {7, 1, 30}, 4, 50000, false);
     race<4, JitterAtomic>(0, {7, 100}, 4, 50000, true);
+}
+
+// crid_next(gene, bits): genes from the same blocks as plain ids, never the
+// same id twice, with small blocks that often hold no id of a thread's gene.
+TEST(crid_blocks_threads_with_and_without_genes) {
+    race(150, {7, 100, 33}, 4, 30000, false, 3);
+    race<2, JitterAtomic>(20, {7, 1, 30}, 4, 20000, false, 2);
 }

@@ -194,3 +194,20 @@ TEST(crid_evict_horizon_keeps_recent_seconds) {
     CHECK_EQ(evict_bound_ts(l, epoch, epoch, 3600), 0);
     CHECK(contains(message_of([&] { evict_bound_ts(l, epoch + 9999000, epoch + 10000000, 3600); }), "too recent"));
 }
+
+// crid_next(gene, bits): bits 1 to 16, 2^bits within a block, the gene within bits.
+TEST(crid_gene_field_limits) {
+    BitField f = gene_field(4, 15, 10000);
+    CHECK_EQ(f.width, 4);
+    CHECK_EQ(f.shift, 0);
+    CHECK_EQ(gene_field(13, 0, 10000).max(), UINT64_C(8191));
+    CHECK_EQ(gene_field(16, 65535, 65536).width, 16);
+    CHECK_THROWS(gene_field(0, 0, 10000), invalid_parameter);
+    CHECK_THROWS(gene_field(17, 0, INT64_C(1) << 20), invalid_parameter);
+    CHECK_THROWS(gene_field(14, 0, 10000), invalid_parameter);
+    CHECK_THROWS(gene_field(4, 16, 10000), numeric_out_of_range);
+    CHECK_THROWS(gene_field(4, -1, 10000), numeric_out_of_range);
+    CHECK(contains(message_of([] { gene_field(14, 0, 10000); }), "16384"));
+    CHECK(contains(message_of([] { gene_field(14, 0, 10000); }), "crid.block_size (10000)"));
+    CHECK(contains(message_of([] { gene_field(17, 0, 1 << 20); }), "gene bits 17 is outside 1 to 16"));
+}

@@ -168,3 +168,15 @@ TEST(deterministic_is_stable_and_key_sensitive) {
     CHECK(x.rfc_variant());
     CHECK_EQ(uuidv7::unix_ms_of(x), 1000u);
 }
+
+// The floor of a millisecond sorts before every UUID of it and after every
+// UUID of the millisecond before, whatever their fraction and random bits.
+TEST(floor_id_bounds_its_millisecond) {
+    const uint64_t ms = 1645557742000;
+    Uuid floor = uuidv7::floor_id(ms);
+    CHECK(floor == parse("017f22e2-79b0-7000-8000-000000000000"));
+    CHECK_EQ(uuidv7::unix_ms_of(floor), ms);
+    CHECK(floor <= uuidv7::from_tick(ms << uuidv7::fraction_bits, 0));
+    CHECK(floor < uuidv7::from_tick(ms << uuidv7::fraction_bits, 1));
+    CHECK(uuidv7::from_tick(((ms - 1) << uuidv7::fraction_bits) | 0xFFFF, ~UINT64_C(0)) < floor);
+}

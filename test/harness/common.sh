@@ -12,6 +12,8 @@ CRID_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libboos
                libipc-run-perl libfaketime perl clang-format
                # packaging: the Debian package build and the PGXN bundle
                postgresql-server-dev-all debhelper dpkg-dev fakeroot git unzip)
+# Shard genes' scale-out test (test/tap/t/006_gene_scale_out.pl) runs PL/Proxy.
+CRID_PACKAGES+=(postgresql-15-plproxy)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

@@ -1,0 +1,99 @@
+# Helpers of the report sections (sourced by report.sh): servers per
+# section, markdown tables, charts, and the README's copy of the headline.
+
+# Stops the section's server, if any, and starts a fresh one with crid
+# preloaded; extra settings on stdin (a later line overrides an earlier one,
+# so "fsync = on" undoes lib.sh's fsync = off).
+bench_server_switch() {
+    if [ -n "${BENCH_DIR:-}" ]; then
+        stop_server "$BENCH_DIR/data"
+        as_root rm -rf "$BENCH_DIR"
+        trap - EXIT
+    fi
+    bench_server_start >/dev/null
+    bench_psql -q -c "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS pgstattuple;
+                      CREATE SEQUENCE IF NOT EXISTS bench_seq;"
+}
+
+# True when the benchmark server has a function of that signature (sections
+# about features a build may lack are skipped, not failed).
+have_function() {
+    [ "$(bench_psql -Atq -c "SELECT to_regprocedure('$1') IS NOT NULL")" = t ]
+}
+
+# A markdown table from lines "a|b|c" on stdin; $1 is the header "a|b|c".
+md_table() {
+    local header=$1
+    echo "| ${header//|/ | } |"
+    echo "|$(echo "$header" | awk -F'|' '{ for (i = 1; i <= NF; i++) printf (i == 1 ? "---|" : "---:|") }')"
+    awk -F'|' '{ line = "|"; for (i = 1; i <= NF; i++) line = line " " $i " |"; print line }'
+}
+
+# Draws a line chart: $1 svg path, $2 title, $3 x label, $4 y label, $5 a
+# tab-separated data file whose first row names the columns (x first, then
+# one column per line drawn). $6: "logx" for a logarithmic x axis.
+line_chart() {
+    local svg=$1 title=$2 xlabel=$3 ylabel=$4 data=$5 opt=${6:-}
+    local columns
+    columns=$(head -1 "$data" | awk -F'\t' '{ print NF }')
+    gnuplot <<GNUPLOT
+set terminal svg size 860,460 dynamic font "sans,12" background "white"
+set output "$svg"
+set datafile separator "\t"
+set title "$title"
+set xlabel "$xlabel"
+set ylabel "$ylabel"
+set key outside right top
+set grid
+$([ "$opt" = logx ] && echo "set logscale x 2")
+set yrange [0:*]
+plot for [c=2:$columns] "$data" using 1:c with linespoints linewidth 2 pointsize 0.7 title columnheader(c)
+GNUPLOT
+}
+
+# The Instagram-style generator of "Sharding & IDs at Instagram", in
+# PL/pgSQL, the way users write it without an extension.
+create_instagram_generator() {
+    bench_psql -q <<'SQL'
+CREATE SEQUENCE IF NOT EXISTS bench_instagram_seq;
+CREATE OR REPLACE FUNCTION bench_instagram_id(shard integer DEFAULT 5) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    epoch_ms constant bigint := 1314220021721;
+    seq bigint := nextval('bench_instagram_seq') % 1024;
+    now_ms bigint := floor(extract(epoch FROM clock_timestamp()) * 1000);
+BEGIN
+    RETURN ((now_ms - epoch_ms) << 23) | (shard << 10) | seq;
+END $$;
+SQL
+}
+
+# Keeps a table for the README: sections call it with a name and the table.
+HEADLINES=()
+headline() {
+    local file="$REPORT_DIR/.headline-$1.md"
+    cat >"$file"
+    HEADLINES+=("$file")
+}
+
+# Rewrites the README between <!-- bench:begin --> and <!-- bench:end --> with
+# the headline tables of this run and a pointer to the full report.
+update_readme_from_report() {
+    local readme="$CRID_ROOT/README.md" block
+    grep -q '<!-- bench:begin -->' "$readme" || return 0
+    block=$(mktemp)
+    {
+        echo "<!-- bench:begin -->"
+        echo "From \`bench/report.md\` of $(date -u '+%Y-%m-%d') ($(nproc) cores, $(bench_psql -Atq -c 'SHOW server_version' 2>/dev/null || echo 'PostgreSQL 15')); \`make bench\` regenerates both."
+        for f in "${HEADLINES[@]}"; do
+            echo
+            cat "$f"
+        done
+        echo "<!-- bench:end -->"
+    } >"$block"
+    awk -v block="$block" '
+        /<!-- bench:begin -->/ { while ((getline line < block) > 0) print line; skip = 1; next }
+        /<!-- bench:end -->/ { skip = 0; next }
+        !skip { print }' "$readme" >"$readme.tmp" && mv "$readme.tmp" "$readme"
+    rm -f "$block" "${HEADLINES[@]}"
+}

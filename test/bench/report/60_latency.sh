@@ -1,0 +1,52 @@
+# Latency of single-row INSERTs with each generator as the column DEFAULT,
+# with fsync on (so a generator that waits on an fsync shows in the tail)
+# and synchronous_commit off (so the commit's own flush does not hide it).
+section_latency() {
+    bench_server_switch <<<$'crid.node_id = 1\ncrid.registry_database = postgres\nfsync = on\nsynchronous_commit = off\nmax_connections = 50'
+    local secs labels=() types=() exprs=() i
+    secs=$([ "$QUICK" = 1 ] && echo 2 || echo 20)
+    labels+=('bigserial (nextval)') types+=(bigint) exprs+=("nextval('bench_seq')")
+    labels+=('gen_random_uuid()') types+=(uuid) exprs+=('gen_random_uuid()')
+    labels+=('uuid_generate_v7()') types+=(uuid) exprs+=('uuid_generate_v7()')
+    labels+=('snowflake_next()') types+=(bigint) exprs+=('snowflake_next()')
+    labels+=('crid_next()') types+=(bigint) exprs+=('crid_next()')
+    local stats=() logdir script
+    logdir=$(mktemp -d "$BENCH_DIR/latency.XXXXXX")
+    chmod 777 "$logdir"
+    for i in "${!labels[@]}"; do
+        bench_psql -q -c "DROP TABLE IF EXISTS lat; CREATE TABLE lat (id ${types[$i]} PRIMARY KEY DEFAULT ${exprs[$i]}, payload int)"
+        script="$logdir/insert.sql"
+        echo "INSERT INTO lat (payload) VALUES (1);" >"$script"
+        chmod 644 "$script"
+        rm -f "$logdir"/lat_*
+        (cd "$logdir" && as_pg "$(pg_bindir)/pgbench" -n -M prepared -h "$BENCH_DIR" -p "$BENCH_PORT" -c 4 -j 2 \
+            -T "$secs" -f "$script" --log --log-prefix=lat_$i postgres >/dev/null 2>&1)
+        # Column 3 of pgbench's transaction log: the transaction's latency in us.
+        stats+=("$(cat "$logdir"/lat_"$i"* | awk '{ print $3 }' | sort -n | awk '
+            { v[NR] = $1 }
+            END {
+                p = "0.5 0.99 0.999 0.9999"; split(p, q, " ")
+                out = NR
+                for (k = 1; k <= 4; k++) { idx = int(q[k] * NR); if (idx < 1) idx = 1; out = out "|" v[idx] }
+                print out "|" v[NR]
+            }')")
+    done
+    bench_psql -q -c "DROP TABLE IF EXISTS lat"
+    local table
+    table=$(for i in "${!labels[@]}"; do
+        IFS='|' read -r n p50 p99 p999 p9999 max <<<"${stats[$i]}"
+        IFS='|' read -r _ b50 b99 b999 b9999 bmax <<<"${stats[0]}"
+        awk -v l="${labels[$i]}" -v n="$n" -v a="$p50" -v b="$p99" -v c="$p999" -v d="$p9999" -v e="$max" \
+            -v A="$b50" -v B="$b99" -v C="$b999" -v D="$b9999" -v E="$bmax" 'BEGIN {
+            printf "`%s`|%d|%d (%.2fx)|%d (%.2fx)|%d (%.2fx)|%d (%.2fx)|%d (%.2fx)\n", l, n,
+                a, a / A, b, b / B, c, c / C, d, d / D, e, e / E }'
+    done | md_table "key (column DEFAULT)|inserts|p50 us|p99 us|p99.9 us|p99.99 us|max us")
+    echo "## Single-row INSERT latency"
+    echo
+    echo "pgbench, 4 clients on $(nproc) cores for ${secs}s per key, \`INSERT INTO lat (payload) VALUES (1)\` with the"
+    echo "key as the column DEFAULT; \`fsync = on\`, \`synchronous_commit = off\`. Latencies from pgbench's"
+    echo "per-transaction log, in microseconds; in brackets the ratio to bigserial at the same percentile."
+    echo
+    echo "$table"
+    printf '%s\n\n%s\n' "Single-row INSERT latency in us, fsync on, synchronous_commit off (ratio to bigserial):" "$table" | headline latency
+}
