@@ -4,6 +4,9 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS crid;
 SET timezone = 'UTC';
+-- A schema of its own, so the README's table names do not meet other tests'.
+CREATE SCHEMA migration;
+SET search_path = migration, public;
 
 -- Before: bigint keys.
 CREATE TABLE orders (
@@ -100,4 +103,5 @@ RESET enable_bitmapscan;
 SELECT count(*) AS orders_of_2025_01_10
 FROM orders WHERE uuid_v7_to_timestamptz(id) >= '2025-01-10' AND uuid_v7_to_timestamptz(id) < '2025-01-11';
 
-DROP TABLE order_items, orders;
+DROP SCHEMA migration CASCADE;
+RESET search_path;
