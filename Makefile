@@ -27,6 +27,10 @@ REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=test/harness/prel
 REGRESS_NOT_PRELOADED = no_preload_crid no_preload_snowflake no_preload_uuidv7 no_preload_genes
 ISOLATION      = crid_allocate snowflake_order uuidv7_order
 ISOLATION_OPTS = --inputdir=test/isolation --temp-instance=tmp_check_iso --temp-config=test/harness/isolation.conf
+# Queries by time, backfills and text forms of ids (issue 9).
+REGRESS               += time_predicates text_forms backfill migration
+REGRESS_NOT_PRELOADED += no_preload_time_in
+ISOLATION             += backfill_concurrent
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
 

@@ -5,6 +5,7 @@
 #include "crid_worker.hpp"
 #include "shared_memory.hpp"
 #include "snowflake_settings.hpp"
+#include "time_predicates.hpp"
 #include "uuidv7_source.hpp"
 
 extern "C" {
@@ -20,6 +21,7 @@ void _PG_init(void) {
     crid::pg::uuidv7::define_settings();
     crid::pg::snowflake::define_settings();
     crid::pg::crid_ids::define_settings();
+    crid::pg::time_predicates::init(process_shared_preload_libraries_in_progress);
     MarkGUCPrefixReserved("crid");
     if (process_shared_preload_libraries_in_progress) {
         crid::pg::snowflake::load_server_layout();

@@ -30,4 +30,8 @@ int configured_node();
 // ERROR unless crid.snowflake_nodes lets this server mint for `node`.
 void check_node_allowed(int64_t node);
 
+// The layout named by text argument `n` of a SQL function, or the server's when
+// the call has fewer arguments (cached per backend; ERROR for NULL or a bad one).
+const core::snowflake::Layout &layout_arg(FunctionCallInfo fcinfo, int n);
+
 } // namespace crid::pg::snowflake

@@ -27,8 +27,10 @@ std::string cached_text;
 sf::Layout cached_layout;
 bool cached_valid = false;
 
+} // namespace
+
 // The layout of argument `n` when the function has one, else the server's.
-const sf::Layout &layout_arg(FunctionCallInfo fcinfo, int n) {
+const sf::Layout &pg::snowflake::layout_arg(FunctionCallInfo fcinfo, int n) {
     if (PG_NARGS() <= n)
         return pg::snowflake::server_layout_or_error();
     if (PG_ARGISNULL(n))
@@ -48,7 +50,7 @@ const sf::Layout &layout_arg(FunctionCallInfo fcinfo, int n) {
     return cached_layout;
 }
 
-} // namespace
+using pg::snowflake::layout_arg;
 
 extern "C" {
 

@@ -1,6 +1,7 @@
 // UUIDv7 core: RFC 9562 vectors, tick arithmetic, monotonicity under a fake
 // clock and under threads, and the bounds of the 48-bit millisecond field.
 #include "check.hpp"
+#include "uuid_hex.hpp"
 
 #include "../../src/core/clock.hpp"
 #include "../../src/core/monotonic_word.hpp"
@@ -14,18 +15,7 @@ using namespace crid::core;
 
 namespace {
 
-Uuid parse(const char *text) {
-    Uuid u;
-    int n = 0;
-    for (const char *p = text; *p; ++p) {
-        if (*p == '-')
-            continue;
-        int v = (*p >= '0' && *p <= '9') ? *p - '0' : ((*p | 0x20) - 'a' + 10);
-        u.bytes[n / 2] = uint8_t(n % 2 ? (u.bytes[n / 2] | v) : v << 4);
-        ++n;
-    }
-    return u;
-}
+Uuid parse(const char *text) { return crid::test::uuid_from_hex(text); }
 
 // 2022-02-22 19:22:22 UTC, the instant of both RFC 9562 appendix examples.
 constexpr int64_t rfc_example_unix_ms = INT64_C(1645557742000);
