@@ -60,3 +60,20 @@ scaling_row() {
     two=$(median "${twos[@]}")
     printf '%-44s %14s %14s %8s\n' "$label" "$one" "$two" "$(awk -v a="$one" -v b="$two" 'BEGIN { printf "%.2fx", b / a }')"
 }
+
+# The Instagram-style generator of "Sharding & IDs at Instagram", in
+# PL/pgSQL, the way users write it without an extension.
+create_instagram_generator() {
+    bench_psql -q <<'SQL'
+CREATE SEQUENCE IF NOT EXISTS bench_instagram_seq;
+CREATE OR REPLACE FUNCTION bench_instagram_id(shard integer DEFAULT 5) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    epoch_ms constant bigint := 1314220021721;
+    seq bigint := nextval('bench_instagram_seq') % 1024;
+    now_ms bigint := floor(extract(epoch FROM clock_timestamp()) * 1000);
+BEGIN
+    RETURN ((now_ms - epoch_ms) << 23) | (shard << 10) | seq;
+END $$;
+SQL
+}

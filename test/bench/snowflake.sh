@@ -10,22 +10,9 @@
 # limit). Prints tables; asserts nothing.
 source "$(dirname "$0")/lib.sh"
 
-setup_sql="
-CREATE SEQUENCE IF NOT EXISTS bench_seq;
-CREATE SEQUENCE IF NOT EXISTS bench_instagram_seq;
--- The generator of Instagram's 'Sharding & IDs at Instagram', written for this benchmark.
-CREATE OR REPLACE FUNCTION bench_instagram_id(shard integer DEFAULT 5) RETURNS bigint
-LANGUAGE plpgsql AS \$\$
-DECLARE
-    epoch_ms constant bigint := 1314220021721;
-    seq bigint := nextval('bench_instagram_seq') % 1024;
-    now_ms bigint := floor(extract(epoch FROM clock_timestamp()) * 1000);
-BEGIN
-    RETURN ((now_ms - epoch_ms) << 23) | (shard << 10) | seq;
-END \$\$;"
-
 run_tables() {
-    bench_psql -q -c "$setup_sql"
+    bench_psql -q -c "CREATE SEQUENCE IF NOT EXISTS bench_seq"
+    create_instagram_generator
     per_row_table 'snowflake_next()' "nextval('bench_seq')" 'gen_random_uuid()' 'bench_instagram_id()' 'random()'
 }
 

@@ -21,8 +21,9 @@ table() {
     local list
     list=$(printf "'%s'," "${@//\'/\'\'}")
     echo "$title"
-    bench_psql -q -f "$(dirname "${BASH_SOURCE[0]}")/text_forms.sql" \
-        -c "SELECT * FROM pg_temp.crid_bench_table_per_row(ARRAY[${list%,}], 'bench_text', ${ROUNDS:-7})"
+    # The floor is count(*) of the same table.
+    bench_psql -q -f "$(dirname "${BASH_SOURCE[0]}")/per_row.sql" \
+        -c "SELECT * FROM pg_temp.crid_bench_source_per_row(ARRAY[${list%,}], 'bench_text', ${ROUNDS:-7}, '*')"
 }
 table "UUID to text (median of ${ROUNDS:-7} interleaved rounds over $n rows; vs_first = ratio to u::text)" \
     'u::text' 'uuid_to_base62(u)' 'uuid_to_ulid(u)' "uuid_to_typeid('user', u)"

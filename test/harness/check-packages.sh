@@ -6,12 +6,6 @@
 source "$(dirname "$0")/common.sh"
 cd "$CRID_ROOT"
 
-failed=0
-check() { # check "description" command...
-    local what=$1
-    shift
-    if "$@"; then echo "ok - $what"; else echo "not ok - $what"; failed=1; fi
-}
 has() { [ -e "$1" ] || { echo "    missing: $1"; return 1; }; }
 
 version=$(sed -n "s/^default_version = '\(.*\)'/\1/p" crid.control)
@@ -53,4 +47,4 @@ check "it ships no test-only code (crid_test, crid_debug_throw)" \
 check "its version is $version and it depends on postgresql-15" \
     bash -c "dpkg-deb -f '$deb' Version | grep -qx '$version' && dpkg-deb -f '$deb' Depends | grep -q 'postgresql-15'"
 
-exit "$failed"
+checks_done

@@ -89,3 +89,14 @@ start_server() {
 stop_server() {
     [ -f "$1/postmaster.pid" ] && as_pg "$(pg_bindir)/pg_ctl" -D "$1" -m fast stop >/dev/null || true
 }
+
+# For scripts of checks that print one "ok - ..." or "not ok - ..." line
+# each: `check "what" command...` runs the command; `checks_done` exits
+# non-zero when any check failed.
+checks_failed=0
+check() {
+    local what=$1
+    shift
+    if "$@"; then echo "ok - $what"; else echo "not ok - $what"; checks_failed=1; fi
+}
+checks_done() { exit "$checks_failed"; }

@@ -51,23 +51,6 @@ plot for [c=2:$columns] "$data" using 1:c with linespoints linewidth 2 pointsize
 GNUPLOT
 }
 
-# The Instagram-style generator of "Sharding & IDs at Instagram", in
-# PL/pgSQL, the way users write it without an extension.
-create_instagram_generator() {
-    bench_psql -q <<'SQL'
-CREATE SEQUENCE IF NOT EXISTS bench_instagram_seq;
-CREATE OR REPLACE FUNCTION bench_instagram_id(shard integer DEFAULT 5) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-    epoch_ms constant bigint := 1314220021721;
-    seq bigint := nextval('bench_instagram_seq') % 1024;
-    now_ms bigint := floor(extract(epoch FROM clock_timestamp()) * 1000);
-BEGIN
-    RETURN ((now_ms - epoch_ms) << 23) | (shard << 10) | seq;
-END $$;
-SQL
-}
-
 # Keeps a table for the README: sections call it with a name and the table.
 HEADLINES=()
 headline() {
