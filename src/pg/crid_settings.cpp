@@ -47,8 +47,8 @@ void define_settings() {
         &allocation_timeout_setting, 5000, 0, 3600 * 1000, PGC_USERSET, GUC_UNIT_MS, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("crid.evict_min_age", "crid_evict() keeps registry rows of at least this recent past.",
                             "A clock stepped back into an evicted second would restart its sequences.",
-                            &evict_min_age_setting, 86400, 60, INT_MAX, PGC_SUSET, GUC_UNIT_S, nullptr, nullptr,
-                            nullptr);
+                            &evict_min_age_setting, 86400, min_evict_age_s, INT_MAX, PGC_SUSET, GUC_UNIT_S, nullptr,
+                            nullptr, nullptr);
 }
 
 void load_layout() {

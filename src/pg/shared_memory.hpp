@@ -19,6 +19,15 @@ struct alignas(PG_CACHE_LINE_SIZE) SnowflakeNodeSlot {
     pg_atomic_uint64 exhaustion_waits; // waits for the next ms after 2^sequence_bits ids
 };
 
+// Why a family refuses to mint although the server runs: history on disk
+// that disagrees with valid settings, or a damaged crid file, stops only the
+// minting that depends on it, until a superuser resolves it with a function.
+enum class Refusal : uint32 {
+    none = 0,
+    layout_changed = 1, // crid_high_water was written under another snowflake layout
+    mark_damaged = 2,   // a mark file could not be read or parsed
+};
+
 struct SharedState {
     alignas(PG_CACHE_LINE_SIZE) SharedWord uuidv7_tick; // last UUIDv7 tick handed out
     // The snowflake high-water mark on disk: no id may carry a later ms.

@@ -44,7 +44,9 @@ PG_FUNCTION_INFO_V1(crid_stats);
 // tickets a backend stalled past a whole ring of blocks gave up),
 // blocks_reserved, ids_reserved, sync_waits (crid_next calls that found no
 // id and waited), wait_timeouts, registry_failures, registry_us_total /
-// registry_us_max (time of a reservation transaction).
+// registry_us_max (time of a reservation transaction), registry_regressions
+// (times the registry was seen to go backwards). State, 1 while crid refuses
+// to mint: registry_mark_damaged.
 Datum crid_stats(PG_FUNCTION_ARGS) {
     InitMaterializedSRF(fcinfo, 0);
     ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
@@ -74,6 +76,9 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
     put_row(rsinfo, "crid", -1, "registry_failures", pg_atomic_read_u64(&blocks->registry_failures));
     put_row(rsinfo, "crid", -1, "registry_us_total", pg_atomic_read_u64(&blocks->registry_us_total));
     put_row(rsinfo, "crid", -1, "registry_us_max", pg_atomic_read_u64(&blocks->registry_us_max));
+    put_row(rsinfo, "crid", -1, "registry_regressions", pg_atomic_read_u64(&blocks->registry_regressions));
+    put_row(rsinfo, "crid", -1, "registry_mark_damaged",
+            pg_atomic_read_u32(&blocks->mark_refusal) == uint32(crid::pg::Refusal::mark_damaged));
     return (Datum)0;
 }
 
