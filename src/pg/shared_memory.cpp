@@ -33,7 +33,8 @@ void request_shared_memory() {
 
 // Runs in the postmaster at start and after every crash: the snowflake words
 // start from the high-water mark on disk and the crid block server starts
-// empty, so no id repeats across either.
+// empty, above the registry mark, so no id repeats across either. Nothing
+// here may stop the server because of what is on disk.
 void attach_shared_memory() {
     if (previous_startup_hook)
         previous_startup_hook();
@@ -51,7 +52,10 @@ void attach_shared_memory() {
     if (!found_state) {
         state->snowflake_persist_lock = &locks[0].lock;
         pg_atomic_init_u64(&state->snowflake_persists, 0);
-        int64_t high_water = high_water::read();
+        // History that disagrees with the settings, or a damaged file, stops
+        // only the minting that depends on it: a WARNING here, ERROR 55000
+        // for each caller until a superuser resolves it.
+        int64_t high_water = high_water::load_at_start(state);
         pg_atomic_init_u64(&state->snowflake_persisted_ms, uint64(high_water < 0 ? 0 : high_water));
         // UUIDv7 resumes after the last tick of the mark's millisecond.
         uint64_t last_tick = high_water < 0 ? 0 : (uint64_t(high_water) + 1) << core::uuidv7::fraction_bits;

@@ -56,6 +56,7 @@ void wait_for_clock(int64_t until_unix_ms, bool spin) {
 
 int64_t mint(int64_t node, int64_t gene) {
     require_minting("snowflake", "snowflake generation", "decoding works without it.");
+    high_water::check_snowflake(shared_state());
     const core::snowflake::Layout &layout = server_layout();
     check_ranges(layout, node, gene);
     check_node_allowed(node);

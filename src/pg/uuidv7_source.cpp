@@ -37,6 +37,7 @@ uint64_t next_tick() {
     auto step = [now](uint64_t previous) { return core::uuidv7::next_tick(previous, now); };
     SharedState *shared = shared_state();
     if (shared && order == order_server) {
+        high_water::check_uuidv7(shared);
         return core::advance(shared->uuidv7_tick, step);
     }
     return core::advance(backend_tick, step);
