@@ -130,6 +130,22 @@ is(all_increasing('before_immediate', 'after_immediate'), 't', 'immediate shutdo
 
 is($node->safe_psql('postgres', 'SELECT count(*) = count(DISTINCT id) FROM ids'), 't', 'no id was ever handed out twice');
 
+# While snowflake_next() waits out a clock step, pg_stat_activity says so.
+$node->append_conf('postgresql.conf', "crid.clock_wait_ms = 60000\n");
+$node->reload;
+$node->poll_query_until('postgres', "SELECT current_setting('crid.clock_wait_ms') = '1min'");
+set_clock_offset('-20');
+my $waiter = $node->background_psql('postgres', on_error_stop => 0);
+$waiter->query_until(qr/started/, "\\echo started\nSELECT snowflake_next(1) AS waited;\n");
+ok( $node->poll_query_until('postgres',
+		"SELECT wait_event_type = 'Extension' FROM pg_stat_activity WHERE query LIKE 'SELECT snowflake_next(1) AS waited%'"),
+	'a snowflake_next() waiting out a clock step shows the Extension wait event');
+$node->safe_psql('postgres',
+	"SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'SELECT snowflake_next(1) AS waited%'");
+$waiter->quit;
+$node->append_conf('postgresql.conf', "crid.clock_wait_ms = 5\n");
+$node->reload;
+
 # A layout change would make new ids comparable with nothing minted before:
 # the server starts, but snowflake ids are refused until the old layout is
 # back (or the change is accepted: 006_availability.pl).
