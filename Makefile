@@ -89,7 +89,17 @@ core-test:
 bench:
 	@test/bench/run.sh
 format:
-	clang-format -i src/core/*.?pp src/pg/*.?pp test/core/*.?pp
+	clang-format -i src/core/*.?pp src/pg/*.?pp test/core/*.?pp test/fuzz/*.?pp
+# Hardening: the libFuzzer targets of src/core for FUZZ_SECONDS each (make
+# test runs them for a fixed number of inputs), and the core unit tests under
+# AddressSanitizer, UndefinedBehaviorSanitizer and ThreadSanitizer.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz sanitizers
+fuzz:
+	@test/harness/run-fuzz.sh seconds $(FUZZ_SECONDS)
+sanitizers:
+	@test/harness/run-sanitizers.sh
+
 # `make -s print-REGRESS` and the like: lets scripts read the lists above.
 print-%:
 	@echo $($*)

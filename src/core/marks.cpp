@@ -119,7 +119,10 @@ HighWater parse_high_water_0_1(std::string_view text) {
         return t;
     };
     std::string_view ms = token(), layout = token();
-    if (ms.empty() || layout.empty() || !text::trim(text).empty() || layout.size() > 255)
+    bool printable = true;
+    for (char c : layout)
+        printable = printable && c > 0x20 && c < 0x7f;
+    if (ms.empty() || layout.empty() || !printable || !text::trim(text).empty() || layout.size() > 255)
         damaged("crid_high_water", "it is neither the format of crid 0.2 nor that of 0.1 (a millisecond and a layout)");
     HighWater mark;
     mark.unix_ms = number("crid_high_water", "its millisecond", ms);
