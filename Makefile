@@ -22,7 +22,7 @@ DATA_built      = sql/crid--$(EXTVERSION).sql
 # crid preloaded (the settings in test/harness/*.conf); `make test` runs them
 # and every other suite. Tests that need a server without crid preloaded are
 # not PGXS suites: make test runs them with their own configuration.
-REGRESS      = setup crid snowflake uuidv7
+REGRESS      = setup crid snowflake uuidv7 bad_input roles
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=test/harness/preloaded.conf
 REGRESS_NOT_PRELOADED = no_preload_crid no_preload_snowflake no_preload_uuidv7
 ISOLATION      = crid_allocate snowflake_order uuidv7_order
