@@ -328,9 +328,9 @@ bool refill() {
         if (count <= 0)
             break;
         r.count = int(count);
-        int64_t t0 = core::wall_clock_ns();
+        int64_t t0 = core::monotonic_ns();
         Outcome outcome = reserve(r, l, now_ts);
-        int64_t us = (core::wall_clock_ns() - t0) / core::ns_per_us;
+        int64_t us = (core::monotonic_ns() - t0) / core::ns_per_us;
         if (outcome == Outcome::no_extension) {
             char detail[256];
             std::snprintf(detail, sizeof detail, "extension \"crid\" is not installed in database \"%s\"",

@@ -109,7 +109,7 @@ void raise_timeout(pg::crid_ids::CridShared *s) {
 int64_t take_after_waiting(pg::crid_ids::CridShared *s) {
     pg_atomic_fetch_add_u64(&s->sync_waits, 1);
     int64_t deadline_us =
-        core::wall_clock_ns() / core::ns_per_us + int64_t(pg::crid_ids::allocation_timeout_ms()) * 1000;
+        core::monotonic_ns() / core::ns_per_us + int64_t(pg::crid_ids::allocation_timeout_ms()) * 1000;
     ConditionVariablePrepareToSleep(&s->block_published);
     for (;;) {
         ids::Result r = s->server.take();
@@ -118,7 +118,7 @@ int64_t take_after_waiting(pg::crid_ids::CridShared *s) {
             return r.id;
         }
         nudge_worker(s);
-        int64_t left_us = deadline_us - core::wall_clock_ns() / core::ns_per_us;
+        int64_t left_us = deadline_us - core::monotonic_ns() / core::ns_per_us;
         if (left_us <= 0) {
             ConditionVariableCancelSleep();
             raise_timeout(s);

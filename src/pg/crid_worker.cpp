@@ -5,6 +5,8 @@
 #include "crid_shared.hpp"
 
 #include "../core/backoff.hpp"
+#include "../core/clock.hpp"
+#include "../core/time_units.hpp"
 
 extern "C" {
 #include "access/heapam.h"
@@ -70,19 +72,21 @@ void note_missing_database(ErrorData *error) {
         previous_emit_log_hook(error);
 }
 
-// Sleeps up to `ms` unless interrupted; a reload wakes it early when
-// `reload_wakes` (the cause of a failure may have been fixed). Returns early
-// on a SIGHUP only.
+// Sleeps `ms` on the monotonic clock, whatever sets the latch meanwhile
+// (waiting backends do); a reload ends it early when `reload_wakes`, since it
+// may have fixed the cause of a failure.
 void pause_ms(int64_t ms, bool reload_wakes) {
-    int64_t left = ms;
-    while (left > 0) {
-        TimestampTz start = GetCurrentTimestamp();
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, long(left), PG_WAIT_EXTENSION);
+    const int64_t deadline = core::monotonic_ns() + ms * core::ns_per_ms;
+    for (;;) {
+        int64_t left_ns = deadline - core::monotonic_ns();
+        if (left_ns <= 0)
+            return;
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+                        long((left_ns + core::ns_per_ms - 1) / core::ns_per_ms), PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
         if (reload_wakes && ConfigReloadPending)
             return;
-        left -= (GetCurrentTimestamp() - start) / 1000;
     }
 }
 
