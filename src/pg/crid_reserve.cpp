@@ -199,8 +199,10 @@ Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
             result = Outcome::no_extension;
         } else {
             r.after = guard;
-            if (guard.known() && r.ts > guard.last_ts() && guard.last_ts() >= now_ts - min_evict_age_s &&
-                guard.last_ts() != regression_reported_ts) {
+            // (A mark set by crid_reset_high_water() names a second, not a
+            // block: sequence 0, nothing to find.)
+            if (guard.known() && guard.last_end() > 0 && r.ts > guard.last_ts() &&
+                guard.last_ts() >= now_ts - min_evict_age_s && guard.last_ts() != regression_reported_ts) {
                 r.row_ts = guard.last_ts();
                 r.row_end = guard.last_end();
                 r.row_sequence = row_of(schema, r.row_ts);

@@ -166,5 +166,6 @@ $node->poll_query_until('postgres', 'SELECT crid_next() > 0') or die 'crid minti
 $node->safe_psql('postgres', "INSERT INTO cr SELECT 'registry_repaired', crid_next() FROM generate_series(1, 2000)");
 is(above('cr', 'registry_repaired'), 't', 'crid ids after the repair are greater than before');
 is(stat_of('crid', 'registry_mark_damaged'), '0', 'and crid_stats() shows it repaired');
+is(stat_of('crid', 'registry_regressions'), '0', 'a repaired mark is no sign of a registry that went backwards');
 
 done_testing();
