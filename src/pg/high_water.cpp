@@ -113,13 +113,7 @@ int64_t load_at_start(SharedState *shared) {
         std::snprintf(shared->refusal_detail, sizeof shared->refusal_detail, "%s", why);
         pg_atomic_write_u32(&shared->snowflake_refusal, uint32(Refusal::mark_damaged));
         pg_atomic_write_u32(&shared->uuidv7_refusal, uint32(Refusal::mark_damaged));
-        ereport(WARNING,
-                (errmsg("crid: the high-water file \"%s\" is damaged: snowflake ids and server-ordered UUIDv7 ids "
-                        "are refused until it is repaired",
-                        file_name),
-                 errdetail("%s", why),
-                 errhint("As a superuser, run SELECT crid_reset_high_water(at) with a time no earlier than the newest "
-                         "snowflake or UUIDv7 id of this server, or restore the file from a backup and restart.")));
+        mark_io::warn_damaged(file_name, "snowflake ids and server-ordered UUIDv7 ids", why);
         return -1;
     }
     if (std::strcmp(mark_layout, current) != 0) {
@@ -161,13 +155,7 @@ void raise_snowflake_refusal(SharedState *shared) {
                  errdetail("%s New ids could be smaller than, or equal to, ids minted before.", shared->refusal_detail),
                  errhint("Restore the old crid.snowflake_* settings and restart the server, or, as a "
                          "superuser, accept the new layout with SELECT crid_accept_layout().")));
-    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                    errmsg("snowflake ids cannot be minted: the high-water file \"%s\" is damaged", file_name),
-                    errdetail("%s", shared->refusal_detail),
-                    errhint("As a superuser, repair it with SELECT crid_reset_high_water(at), at a time no earlier "
-                            "than the newest snowflake id of this server; or restore the file from a backup and "
-                            "restart the server.")));
-    pg_unreachable();
+    mark_io::raise_damaged(file_name, "snowflake ids", "snowflake id", shared->refusal_detail);
 }
 
 void check_uuidv7(SharedState *shared) {

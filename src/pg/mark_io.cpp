@@ -73,4 +73,21 @@ void write(const char *name, const char *temp_name, const char *text) {
     durable_rename(temp_name, name, ERROR);
 }
 
+void warn_damaged(const char *name, const char *ids, const char *detail) {
+    ereport(WARNING,
+            (errmsg("crid: \"%s\" is damaged: %s are refused until it is repaired", name, ids), errdetail("%s", detail),
+             errhint("As a superuser, run SELECT crid_reset_high_water(at) with a time no earlier than the "
+                     "newest id of this server, or restore the file from a backup and restart.")));
+}
+
+void raise_damaged(const char *name, const char *ids, const char *newest, const char *detail) {
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("%s cannot be minted: \"%s\" is damaged", ids, name), errdetail("%s", detail),
+                    errhint("As a superuser, repair it with SELECT crid_reset_high_water(at), at a time no earlier "
+                            "than the newest %s of this server; or restore the file from a backup and restart the "
+                            "server.",
+                            newest)));
+    pg_unreachable();
+}
+
 } // namespace crid::pg::mark_io

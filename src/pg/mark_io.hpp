@@ -22,4 +22,11 @@ ReadResult read(const char *name, char *text, size_t size, char *why, size_t why
 // data_sync_retry is off) when it cannot.
 void write(const char *name, const char *temp_name, const char *text);
 
+// What a damaged mark file means, in the words every family uses: a WARNING
+// at start naming what is refused, and the ERROR 55000 each refused call
+// raises. `ids` names the refused ids ("snowflake ids", "crid ids"),
+// `newest` the id the repair time must not precede ("snowflake id").
+void warn_damaged(const char *name, const char *ids, const char *detail);
+[[noreturn]] void raise_damaged(const char *name, const char *ids, const char *newest, const char *detail);
+
 } // namespace crid::pg::mark_io

@@ -55,12 +55,7 @@ void load_at_start(CridShared *s) {
     if (why[0]) {
         std::snprintf(s->mark_detail, sizeof s->mark_detail, "%s", why);
         pg_atomic_write_u32(&s->mark_refusal, uint32(Refusal::mark_damaged));
-        ereport(
-            WARNING,
-            (errmsg("crid: the registry mark \"%s\" is damaged: crid ids are refused until it is repaired", file_name),
-             errdetail("%s", why),
-             errhint("As a superuser, run SELECT crid_reset_high_water(at) with a time no earlier than the "
-                     "newest crid id of this server, or restore the file from a backup and restart.")));
+        mark_io::warn_damaged(file_name, "crid ids", why);
         return;
     }
     s->mark_known = true;
@@ -91,14 +86,6 @@ void reset(int64_t at_unix_ms, bool force) {
         SetLatch(worker);
 }
 
-void raise_refusal(CridShared *s) {
-    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                    errmsg("crid ids cannot be minted: the registry mark \"%s\" is damaged", file_name),
-                    errdetail("%s", s->mark_detail),
-                    errhint("As a superuser, repair it with SELECT crid_reset_high_water(at), at a time no earlier "
-                            "than the newest crid id of this server (new blocks then come from later seconds); or "
-                            "restore the file from a backup and restart the server.")));
-    pg_unreachable();
-}
+void raise_refusal(CridShared *s) { mark_io::raise_damaged(file_name, "crid ids", "crid id", s->mark_detail); }
 
 } // namespace crid::pg::crid_ids::registry_mark
