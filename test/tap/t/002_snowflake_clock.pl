@@ -10,25 +10,10 @@ use CridTest;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $faketime = (grep { -e $_ } map { "$_/faketime/libfaketime.so.1" } '/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib')[0];
-plan skip_all => 'libfaketime is not installed' unless $faketime;
-
-my $offset_file = PostgreSQL::Test::Utils::tempdir() . '/clock_offset';
-sub set_clock_offset
-{
-	my ($spec) = @_;
-	open(my $fh, '>', $offset_file) or die "cannot write $offset_file: $!";
-	print $fh "$spec\n";
-	close $fh;
-}
-set_clock_offset('+0');
-
 # The server (and every backend) reads its clock through libfaketime, which
-# applies the offset in the file on every read.
-local $ENV{LD_PRELOAD} = $faketime;
-local $ENV{FAKETIME_TIMESTAMP_FILE} = $offset_file;
-local $ENV{FAKETIME_NO_CACHE} = '1';
-local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
+# applies the offset in a file on every read.
+my $set_clock_offset = fake_clock('+0');
+sub set_clock_offset { $set_clock_offset->(@_) }
 
 my $node = crid_node('snowflake_clock', conf => "crid.clock_wait_ms = 5\ncrid.clock_borrow_ms = 1000\nrestart_after_crash = on\n");
 $node->safe_psql('postgres', 'CREATE TABLE ids (phase text, id bigint)');
