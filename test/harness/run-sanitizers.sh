@@ -25,6 +25,7 @@ asan=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 status=0
 {
     compile_objects "$out/asan-core" "${common[@]}" "${asan[@]}" -fsanitize=fuzzer-no-link -- "$CRID_ROOT"/src/core/*.cpp &&
+        touch "$out/asan-core" &&
         compile_objects "$out/asan-tests" "${common[@]}" "${asan[@]}" -- "$CRID_ROOT"/test/core/*.cpp &&
         "$CLANGXX" "${asan[@]}" -fsanitize=fuzzer-no-link -pthread "$out"/asan-core/*.o "$out"/asan-tests/*.o \
             -o "$out/core-tests-asan" &&
