@@ -22,7 +22,7 @@ DATA_built      = sql/crid--$(EXTVERSION).sql
 # crid preloaded (the settings in test/harness/*.conf); `make test` runs them
 # and every other suite. Tests that need a server without crid preloaded are
 # not PGXS suites: make test runs them with their own configuration.
-REGRESS      = setup crid snowflake uuidv7 genes gene_orders
+REGRESS      = setup crid snowflake uuidv7 genes gene_orders bad_input roles
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=test/harness/preloaded.conf
 REGRESS_NOT_PRELOADED = no_preload_crid no_preload_snowflake no_preload_uuidv7 no_preload_genes
 ISOLATION      = crid_allocate snowflake_order uuidv7_order
@@ -93,7 +93,17 @@ core-test:
 bench:
 	@test/bench/report.sh
 format:
-	clang-format -i src/core/*.?pp src/pg/*.?pp test/core/*.?pp
+	clang-format -i src/core/*.?pp src/pg/*.?pp test/core/*.?pp test/fuzz/*.?pp
+# Hardening: the libFuzzer targets of src/core for FUZZ_SECONDS each (make
+# test runs them for a fixed number of inputs), and the core unit tests under
+# AddressSanitizer, UndefinedBehaviorSanitizer and ThreadSanitizer.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz sanitizers
+fuzz:
+	@test/harness/run-fuzz.sh seconds $(FUZZ_SECONDS)
+sanitizers:
+	@test/harness/run-sanitizers.sh
+
 # `make -s print-REGRESS` and the like: lets scripts read the lists above.
 print-%:
 	@echo $($*)

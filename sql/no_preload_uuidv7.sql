@@ -16,3 +16,5 @@ SELECT uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', 'order-1'::text)
 SELECT uuid_v7_floor('2022-02-22 19:22:22.0005+00');
 SELECT uuid_v7_to_timestamptz('f47ac10b-58cc-4372-a567-0e02b2c3d479');
 SELECT uuid_generate_v7('infinity');
+-- Without preloading the order is per backend, whatever the setting says.
+SHOW crid.uuidv7_order;

@@ -70,7 +70,10 @@ SELECT snowflake_next(1024);
 SELECT snowflake_next(1, 0) > 0 AS gene_zero_is_no_gene;
 SELECT snowflake_next(1, 1);
 SELECT snowflake_next();
-SELECT snowflake_next(NULL) IS NULL AS strict_next;
+-- A NULL node or gene is an error, never a silent NULL id.
+SELECT snowflake_next(NULL);
+SELECT snowflake_next(1, NULL);
+SELECT snowflake_next(NULL, 0);
 SELECT snowflake_parse(-5);
 SELECT snowflake_to_timestamptz(1, 'twitterx');
 SELECT snowflake_to_timestamptz(1, '');

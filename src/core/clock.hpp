@@ -16,4 +16,13 @@ inline int64_t wall_clock_ns() noexcept {
     return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+// Nanoseconds on a clock that only moves forward at a steady rate, for
+// timeouts and durations: the wall clock may be stepped (NTP, an operator)
+// or, in tests, frozen.
+inline int64_t monotonic_ns() noexcept {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 } // namespace crid::core

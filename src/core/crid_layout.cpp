@@ -118,13 +118,13 @@ void check_allocation(const Layout &l, int64_t ts, int64_t block_size) {
                                                          " is out of range (0 to " + std::to_string(max_ts(l)) + ")");
 }
 
-void check_threshold(int64_t block_size, int64_t threshold) {
-    if (threshold < 0 || threshold > block_size)
-        throw Error(ErrorKind::invalid_parameter,
-                    "crid.threshold " + std::to_string(threshold) + " is outside 0 to crid.block_size (" +
-                        std::to_string(block_size) + ")",
-                    "The next block is reserved once fewer than crid.threshold ids remain; 0 reserves it only "
-                    "when the current block is used up.");
+ReservationSettings usable_settings(const Layout &l, int64_t block_size, int64_t threshold) noexcept {
+    ReservationSettings r;
+    r.block_size = block_size < 1 ? 1 : block_size > sequence_space(l) ? sequence_space(l) : block_size;
+    r.block_size_clamped = r.block_size != block_size;
+    r.threshold = threshold < 0 ? 0 : threshold > r.block_size ? r.block_size : threshold;
+    r.threshold_clamped = r.threshold != threshold;
+    return r;
 }
 
 void check_block_end(const Layout &l, int64_t ts, int64_t end) {

@@ -109,9 +109,20 @@ BitField gene_field(int bits, int64_t gene, int64_t block_size);
 // sequence_space (invalid_parameter), ts 0 .. max_ts (numeric_out_of_range).
 void check_allocation(const Layout &layout, int64_t ts, int64_t block_size);
 
-// Checks crid.threshold against crid.block_size: 0 .. block_size, as the Go
-// library (0 reserves the next block only once the current one is used up).
-void check_threshold(int64_t block_size, int64_t threshold);
+// crid.block_size and crid.threshold as the worker can use them. Each is
+// valid alone (the GUC ranges), but together they may not be after a reload
+// (block_size 1000 with threshold 5000) or with few sequence bits (a block
+// larger than a second holds). A reload must never stop minting, so they are
+// clamped, not refused: the block to 1 .. sequence_space, the threshold to
+// 0 .. block size, as the Go library requires (0 reserves the next block only
+// once the current one is used up). The flags say what was clamped.
+struct ReservationSettings {
+    int64_t block_size = default_block_size;
+    int64_t threshold = default_threshold;
+    bool block_size_clamped = false;
+    bool threshold_clamped = false;
+};
+ReservationSettings usable_settings(const Layout &layout, int64_t block_size, int64_t threshold) noexcept;
 
 // Checks the next_seq the registry returned for second ts: beyond
 // sequence_space the second is exhausted, numeric_out_of_range "sequence

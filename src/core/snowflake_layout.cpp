@@ -352,7 +352,8 @@ class SpecParser {
             size_t digits = 0;
             int frac = 0;
             while (at + 1 + digits < v.size() && v[at + 1 + digits] >= '0' && v[at + 1 + digits] <= '9') {
-                frac = frac * 10 + (v[at + 1 + digits] - '0');
+                if (digits < 3) // more are refused below; accumulating them would overflow
+                    frac = frac * 10 + (v[at + 1 + digits] - '0');
                 ++digits;
             }
             if (digits == 0 || digits > 3)

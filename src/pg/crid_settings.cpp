@@ -19,10 +19,7 @@ int allocation_timeout_setting = 5000;
 int evict_min_age_setting = 86400;
 
 core::crid_ids::Layout loaded;
-bool layout_loaded = false;
-// What the layout was built from: without preloading a reload may change it.
-char loaded_epoch[128];
-int loaded_bits = 0;
+LayoutSource loaded_from;
 
 } // namespace
 
@@ -50,8 +47,8 @@ void define_settings() {
         &allocation_timeout_setting, 5000, 0, 3600 * 1000, PGC_USERSET, GUC_UNIT_MS, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("crid.evict_min_age", "crid_evict() keeps registry rows of at least this recent past.",
                             "A clock stepped back into an evicted second would restart its sequences.",
-                            &evict_min_age_setting, 86400, 60, INT_MAX, PGC_SUSET, GUC_UNIT_S, nullptr, nullptr,
-                            nullptr);
+                            &evict_min_age_setting, 86400, min_evict_age_s, INT_MAX, PGC_SUSET, GUC_UNIT_S, nullptr,
+                            nullptr, nullptr);
 }
 
 void load_layout() {
@@ -62,14 +59,12 @@ void load_layout() {
         l.epoch_unix_ms = epoch;
         l.timestamp_bits = bits;
         loaded = core::crid_ids::validate(l);
-        layout_loaded = true;
     });
-    std::snprintf(loaded_epoch, sizeof loaded_epoch, "%s", epoch_text);
-    loaded_bits = bits;
+    loaded_from.remember(epoch_text, {bits});
 }
 
 const core::crid_ids::Layout &layout() {
-    if (!layout_loaded || std::strcmp(loaded_epoch, epoch_text) != 0 || loaded_bits != timestamp_bits)
+    if (!loaded_from.matches(epoch_text, {timestamp_bits}))
         load_layout();
     return loaded;
 }

@@ -9,6 +9,11 @@
 
 namespace crid::pg::crid_ids {
 
+// The least crid.evict_min_age: registry rows of the last minute are never
+// deleted by crid_evict(), so one missing there means the registry was
+// rebuilt, truncated or restored.
+inline constexpr int min_evict_age_s = 60;
+
 // Defines the GUCs; called from _PG_init.
 void define_settings();
 

@@ -1,5 +1,7 @@
 #include "crid_shared.hpp"
 
+#include "registry_mark.hpp"
+
 #include <cstdio>
 
 namespace crid::pg::crid_ids {
@@ -12,7 +14,7 @@ CridShared *shared() noexcept { return state; }
 
 Size shared_size() { return sizeof(CridShared); }
 
-void init_shared(CridShared *memory) {
+void init_shared(CridShared *memory, LWLock *mark_lock) {
     std::memset(static_cast<void *>(memory), 0, sizeof(CridShared));
     memory->server.reset();
     ConditionVariableInit(&memory->block_published);
@@ -22,10 +24,14 @@ void init_shared(CridShared *memory) {
     memory->state = WorkerState::not_started;
     memory->worker_pid = 0;
     memory->detail[0] = '\0';
-    for (pg_atomic_uint64 *c :
-         {&memory->blocks_reserved, &memory->ids_reserved, &memory->registry_failures, &memory->registry_commits,
-          &memory->registry_us_total, &memory->registry_us_max, &memory->sync_waits, &memory->wait_timeouts})
+    for (pg_atomic_uint64 *c : {&memory->blocks_reserved, &memory->ids_reserved, &memory->registry_failures,
+                                &memory->registry_commits, &memory->registry_us_total, &memory->registry_us_max,
+                                &memory->sync_waits, &memory->wait_timeouts, &memory->registry_regressions})
         pg_atomic_init_u64(c, 0);
+    memory->worker_failures = 0;
+    memory->registry_database_missing = false;
+    memory->mark_lock = mark_lock;
+    registry_mark::load_at_start(memory);
 }
 
 void attach(CridShared *memory) noexcept { state = memory; }

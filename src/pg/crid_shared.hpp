@@ -4,6 +4,7 @@
 
 #include "postgres_headers.hpp"
 
+#include "shared_memory.hpp"
 #include "shared_word.hpp"
 
 #include "../core/crid_blocks.hpp"
@@ -24,7 +25,8 @@ using Server = core::crid_ids::BlockServer<SharedWord, ring_blocks>;
 // What the worker is doing, for the error a waiting backend raises.
 enum class WorkerState : int {
     not_started,  // no worker has run since the server started
-    connecting,   // connecting to crid.registry_database
+    connecting,   // connecting to crid.registry_database (or pausing before it after failures)
+    no_database,  // crid.registry_database does not exist; the worker waits for it
     no_extension, // connected, but CREATE EXTENSION crid was not run there
     failing,      // a reservation failed; `detail` says why
     serving,      // reserving blocks normally
@@ -48,6 +50,23 @@ struct CridShared {
     pg_atomic_uint64 registry_us_max;
     pg_atomic_uint64 sync_waits;
     pg_atomic_uint64 wait_timeouts;
+    pg_atomic_uint64 registry_regressions; // times the registry was seen to go backwards
+
+    // Across worker processes (status_lock): consecutive failed worker
+    // processes, for the pause before the next one starts, and whether the
+    // last connection attempt found no registry database.
+    int worker_failures;
+    bool registry_database_missing;
+
+    // The registry mark (registry_mark.hpp). mark_refusal is read by every
+    // crid_next(); the rest is guarded by mark_lock.
+    LWLock *mark_lock;
+    pg_atomic_uint32 mark_refusal; // Refusal: none or mark_damaged
+    bool mark_known;               // a mark exists (read at start or written since)
+    int64 mark_unix_s;             // the last second with a reserved block, Unix seconds
+    int64 mark_sequence;           // its registry row had reached at least this
+    uint64 mark_generation;        // bumped by crid_reset_high_water(): the worker restarts its guard
+    char mark_detail[512];         // why the mark is refused (set with the refusal)
 };
 
 // The shared state, or nullptr when crid is not preloaded.
@@ -56,7 +75,7 @@ CridShared *shared() noexcept;
 // Shared memory size, and building it at start and after a crash (a fresh,
 // empty server: blocks of the previous life are a gap, never reused).
 Size shared_size();
-void init_shared(CridShared *memory);
+void init_shared(CridShared *memory, LWLock *mark_lock);
 void attach(CridShared *memory) noexcept;
 
 // Records the worker's state for waiting backends (detail may be null).

@@ -6,6 +6,7 @@
 #include "crid_next.hpp"
 #include "crid_settings.hpp"
 #include "crid_shared.hpp"
+#include "registry_mark.hpp"
 #include "shared_memory.hpp"
 #include "timestamp_args.hpp"
 
@@ -14,6 +15,8 @@
 
 extern "C" {
 #include "access/htup_details.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
 #include "utils/wait_event.h"
 }
 
@@ -30,8 +33,17 @@ void nudge_worker(pg::crid_ids::CridShared *s) {
         SetLatch(latch);
 }
 
+// True when process `pid` waits for a heavyweight lock now (the worker on a
+// row or table lock of crid_allocations that another session holds).
+bool waits_for_lock(int pid) {
+    if (pid == 0)
+        return false;
+    PGPROC *proc = BackendPidGetProc(pid);
+    return proc && (*static_cast<volatile uint32 *>(&proc->wait_event_info) & 0xFF000000) == PG_WAIT_LOCK;
+}
+
 // ERROR for a crid_next() that waited crid.allocation_timeout in vain, saying
-// what the worker last reported.
+// what the worker last reported, with a hint for that cause.
 void raise_timeout(pg::crid_ids::CridShared *s) {
     pg_atomic_fetch_add_u64(&s->wait_timeouts, 1);
     char detail[256];
@@ -42,33 +54,56 @@ void raise_timeout(pg::crid_ids::CridShared *s) {
     pid = s->worker_pid;
     std::memcpy(detail, s->detail, sizeof detail);
     SpinLockRelease(&s->status_lock);
+    const char *database = pg::crid_ids::registry_database();
     const char *why;
-    switch (state) {
-    case pg::crid_ids::WorkerState::not_started:
+    char hint[512];
+    using pg::crid_ids::WorkerState;
+    if (waits_for_lock(pid)) {
+        why = "the crid background worker is waiting for a lock in the registry database";
+        std::snprintf(hint, sizeof hint,
+                      "A session in database \"%s\" holds a lock on crid_allocations (or its rows) that the worker "
+                      "needs: see pg_locks and pg_stat_activity there, and end that transaction.",
+                      database);
+    } else if (state == WorkerState::not_started) {
         why = "the crid background worker has not started";
-        break;
-    case pg::crid_ids::WorkerState::connecting:
-        why = pid ? "the crid background worker is still connecting to the registry database"
-                  : "the crid background worker could not connect to the registry database";
-        break;
-    case pg::crid_ids::WorkerState::no_extension:
+        std::snprintf(hint, sizeof hint,
+                      "It starts once the server accepts connections; if it does not, every background worker slot "
+                      "may be taken (max_worker_processes).");
+    } else if (pid == 0) {
+        why = "the crid background worker is not running";
+        std::snprintf(hint, sizeof hint,
+                      "The postmaster starts it again, after a pause that grows while it keeps failing; the server "
+                      "log of the \"crid block reserver\" says why it stopped.");
+    } else if (state == WorkerState::no_database) {
+        why = "the registry database does not exist";
+        std::snprintf(hint, sizeof hint,
+                      "Create database \"%s\" and run CREATE EXTENSION crid in it, or set crid.registry_database "
+                      "to the database that has the registry and restart the server.",
+                      database);
+    } else if (state == WorkerState::connecting) {
+        why = "the crid background worker is still connecting to the registry database";
+        std::snprintf(hint, sizeof hint,
+                      "If it keeps failing, the server log of the \"crid block reserver\" says why; crid_next() "
+                      "works again as soon as it reserves a block.");
+    } else if (state == WorkerState::no_extension) {
         why = "the registry database does not have the crid extension";
-        break;
-    case pg::crid_ids::WorkerState::failing:
+        std::snprintf(hint, sizeof hint, "Run CREATE EXTENSION crid in database \"%s\".", database);
+    } else if (state == WorkerState::failing) {
         why = "the crid background worker could not reserve a block";
-        break;
-    default:
-        why = pid ? "the crid background worker did not reserve a block in time"
-                  : "the crid background worker is not running";
-        break;
+        std::snprintf(hint, sizeof hint,
+                      "The worker retries with a growing pause; the detail is its last error. A reload "
+                      "(pg_reload_conf()) makes it retry at once.");
+    } else {
+        why = "the crid background worker did not reserve a block in time";
+        std::snprintf(hint, sizeof hint,
+                      "The registry database \"%s\" answered too slowly: check its load and the worker's wait in "
+                      "pg_stat_activity, or raise crid.allocation_timeout.",
+                      database);
     }
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("crid_next: no block within crid.allocation_timeout (%d ms): %s",
                            pg::crid_ids::allocation_timeout_ms(), why),
-                    detail[0] ? errdetail("%s.", detail) : 0,
-                    errhint("Check crid.registry_database (\"%s\"), that CREATE EXTENSION crid was run there, "
-                            "and the server log of the \"crid block reserver\" worker.",
-                            pg::crid_ids::registry_database())));
+                    detail[0] ? errdetail("%s.", detail) : 0, errhint("%s", hint)));
 }
 
 // Waits for the worker to publish a block, then takes an id with `take`.
@@ -76,7 +111,7 @@ template <class Take>
 int64_t take_after_waiting(pg::crid_ids::CridShared *s, Take &&take) {
     pg_atomic_fetch_add_u64(&s->sync_waits, 1);
     int64_t deadline_us =
-        core::wall_clock_ns() / core::ns_per_us + int64_t(pg::crid_ids::allocation_timeout_ms()) * 1000;
+        core::monotonic_ns() / core::ns_per_us + int64_t(pg::crid_ids::allocation_timeout_ms()) * 1000;
     ConditionVariablePrepareToSleep(&s->block_published);
     for (;;) {
         ids::Result r = take();
@@ -85,7 +120,7 @@ int64_t take_after_waiting(pg::crid_ids::CridShared *s, Take &&take) {
             return r.id;
         }
         nudge_worker(s);
-        int64_t left_us = deadline_us - core::wall_clock_ns() / core::ns_per_us;
+        int64_t left_us = deadline_us - core::monotonic_ns() / core::ns_per_us;
         if (left_us <= 0) {
             ConditionVariableCancelSleep();
             raise_timeout(s);
@@ -129,6 +164,8 @@ PG_FUNCTION_INFO_V1(crid_evict_horizon);
 Datum crid_next(PG_FUNCTION_ARGS) {
     pg::require_minting("crid", "crid_next", "its background worker reserves the blocks. Decoding works without it.");
     pg::crid_ids::CridShared *s = pg::crid_ids::shared();
+    if (pg_atomic_read_u32(&s->mark_refusal) != uint32(pg::Refusal::none))
+        pg::crid_ids::registry_mark::raise_refusal(s);
     ids::Result r = s->server.take();
     if (r.kind != ids::Result::Kind::id)
         PG_RETURN_INT64(take_after_waiting(s, [s] { return s->server.take(); }));

@@ -1,232 +1,196 @@
 #include "crid_worker.hpp"
 
-#include "boundary.hpp"
+#include "crid_reserve.hpp"
 #include "crid_settings.hpp"
 #include "crid_shared.hpp"
 
+#include "../core/backoff.hpp"
 #include "../core/clock.hpp"
 #include "../core/time_units.hpp"
 
 extern "C" {
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
 #include "access/xact.h"
-#include "catalog/pg_type_d.h"
-#include "executor/spi.h"
+#include "catalog/pg_database.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "tcop/tcopprot.h"
+#include "utils/elog.h"
 #include "utils/snapmgr.h"
 }
 
-#include <algorithm>
+#include <csignal>
 #include <cstdio>
 
 namespace crid::pg::crid_ids {
 
 namespace {
 
-// The earliest second the next reservation may use: after a second's
-// sequences ran out, the worker moves on instead of asking for it again.
-int64_t min_next_ts = 0;
+// Pauses that keep a failing worker from turning into a busy loop or a
+// flooded log: before a worker process starts after earlier ones failed,
+// between failed reservations in one process, and between checks for a
+// registry database that does not exist.
+constexpr core::Backoff restart_backoff(1000, 60000);
+constexpr core::Backoff retry_backoff(200, 10000);
+constexpr core::Backoff database_backoff(1000, 60000);
 
-// Blocks kept in reserve beyond crid.threshold. It grows by four each time
-// backends had to wait for a block, up to most of the ring, so a server whose
-// rate outruns one registry commit per threshold stops waiting after a few
-// blocks. The price is a bigger gap after a crash, harmless in a 2^32
-// sequence space.
-int64_t extra_blocks = 0;
-constexpr int64_t max_extra_blocks = int64_t(ring_blocks) - 4;
-uint64_t waits_seen = 0;
+// Set by our SIGTERM handler: an exit the administrator or a shutdown asked
+// for is no failure. Set before a planned exit too.
+volatile sig_atomic_t exit_requested = false;
 
-// At most this many blocks are reserved in one transaction.
-constexpr int max_blocks_per_commit = 8;
+void handle_sigterm(SIGNAL_ARGS) {
+    exit_requested = true;
+    die(postgres_signal_arg);
+}
 
-// Outcome of one reservation attempt.
-enum class Attempt { reserved, no_extension, failed, sequence_overflow };
-
-void forget_worker(int, Datum) {
+// Runs at every exit of the worker process, FATAL ones included.
+void on_worker_exit(int code, Datum) {
     CridShared *s = shared();
     s->worker_latch = nullptr;
     SpinLockAcquire(&s->status_lock);
     s->worker_pid = 0;
+    if (code != 0 && !exit_requested && s->worker_failures < 1000)
+        s->worker_failures++;
     SpinLockRelease(&s->status_lock);
 }
 
-// Records a failure for waiting backends and the log; returns false.
-bool fail(const char *why) {
-    set_status(WorkerState::failing, why);
-    pg_atomic_fetch_add_u64(&shared()->registry_failures, 1);
-    ereport(LOG, (errmsg("crid: could not reserve a block: %s", why)));
-    return false;
-}
-
-// Seconds since crid.epoch now, never before min_next_ts; false (with the
-// reason in `error`) when the clock is outside the layout.
-bool reservation_ts(const core::crid_ids::Layout &l, int64_t &ts, pg::CaughtError &error) {
-    int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
-    if (!pg::attempt([&] { ts = core::crid_ids::ts_of_unix_ms(l, now_ms); }, error))
-        return false;
-    if (ts < min_next_ts)
-        ts = min_next_ts;
-    return true;
-}
-
-// The schema crid is installed in, quoted, or false when it is not installed.
-// Runs inside the worker's transaction.
-bool extension_schema(char *out, size_t size) {
-    // Every name qualified (and search_path is pg_catalog, see the main loop):
-    // the worker runs as a superuser, so an object another role created in a
-    // schema on the path must never be picked up.
-    if (SPI_execute("SELECT pg_catalog.quote_ident(n.nspname::pg_catalog.text) FROM pg_catalog.pg_extension e "
-                    "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
-                    "WHERE e.extname OPERATOR(pg_catalog.=) 'crid'::pg_catalog.name",
-                    true, 1) != SPI_OK_SELECT ||
-        SPI_processed != 1)
-        return false;
-    std::snprintf(out, size, "%s", SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
-    return true;
-}
-
-// Reserves `count` blocks of `size` in second `ts`, each through its own
-// crid_allocate() call (the registry protocol Go nodes speak), in one
-// transaction that commits (and flushes) once; their starts go to `starts`.
-// An ERROR is caught, recorded for waiting backends and reported as failed:
-// the transaction rolls back, so nothing of it is published.
-Attempt reserve(int64_t ts, int64_t size, int count, int64_t *starts) {
-    MemoryContext caller_context = CurrentMemoryContext;
-    volatile Attempt result = Attempt::failed;
-    PG_TRY();
-    {
-        SetCurrentStatementStartTimestamp();
-        StartTransactionCommand();
-        SPI_connect();
-        PushActiveSnapshot(GetTransactionSnapshot());
-        pgstat_report_activity(STATE_RUNNING, "reserving crid blocks");
-        char schema[NAMEDATALEN * 2 + 3];
-        if (!extension_schema(schema, sizeof schema)) {
-            result = Attempt::no_extension;
-        } else {
-            char query[NAMEDATALEN * 2 + 64];
-            std::snprintf(query, sizeof query, "SELECT %s.crid_allocate($1, $2)", schema);
-            Oid types[2] = {INT8OID, INT8OID};
-            Datum values[2] = {Int64GetDatum(ts), Int64GetDatum(size)};
-            for (int i = 0; i < count; ++i) {
-                if (SPI_execute_with_args(query, 2, types, values, nullptr, false, 1) != SPI_OK_SELECT ||
-                    SPI_processed != 1)
-                    elog(ERROR, "crid_allocate returned no row");
-                bool isnull;
-                starts[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-            }
-            result = Attempt::reserved;
-        }
-        SPI_finish();
-        PopActiveSnapshot();
-        CommitTransactionCommand();
-        pgstat_report_activity(STATE_IDLE, nullptr);
+// While connecting: remembers that the registry database does not exist,
+// so the next worker process waits for it instead of failing again.
+emit_log_hook_type previous_emit_log_hook = nullptr;
+void note_missing_database(ErrorData *error) {
+    if (error->elevel >= ERROR && error->sqlerrcode == ERRCODE_UNDEFINED_DATABASE) {
+        CridShared *s = shared();
+        SpinLockAcquire(&s->status_lock);
+        s->registry_database_missing = true;
+        SpinLockRelease(&s->status_lock);
     }
-    PG_CATCH();
-    {
-        MemoryContextSwitchTo(caller_context);
-        ErrorData *error = CopyErrorData();
-        FlushErrorState();
-        AbortCurrentTransaction();
-        pgstat_report_activity(STATE_IDLE, nullptr);
-        char detail[256];
-        std::snprintf(detail, sizeof detail, "%s", error->message);
-        // A full second is routine: the caller moves to a later one.
-        bool overflow =
-            error->sqlerrcode == ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE && strstr(error->message, "sequence overflow");
-        FreeErrorData(error);
-        if (overflow)
-            result = Attempt::sequence_overflow;
-        else
-            fail(detail);
-    }
-    PG_END_TRY();
-    return result;
+    if (previous_emit_log_hook)
+        previous_emit_log_hook(error);
 }
 
-// Reserves and publishes blocks while the server runs low. Returns false when
-// an attempt failed, so the caller backs off before trying again.
-bool refill() {
+// Sleeps `ms` on the monotonic clock, whatever sets the latch meanwhile
+// (waiting backends do); a reload ends it early when `reload_wakes`, since it
+// may have fixed the cause of a failure.
+void pause_ms(int64_t ms, bool reload_wakes) {
+    const int64_t deadline = core::monotonic_ns() + ms * core::ns_per_ms;
+    for (;;) {
+        int64_t left_ns = deadline - core::monotonic_ns();
+        if (left_ns <= 0)
+            return;
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+                        long((left_ns + core::ns_per_ms - 1) / core::ns_per_ms), PG_WAIT_EXTENSION);
+        ResetLatch(MyLatch);
+        CHECK_FOR_INTERRUPTS();
+        if (reload_wakes && ConfigReloadPending)
+            return;
+    }
+}
+
+// Before connecting: the worker processes before this one failed, so wait
+// out a growing pause (the postmaster alone would restart it every second).
+void pause_after_failed_workers() {
     CridShared *s = shared();
-    const core::crid_ids::Layout &l = layout();
-    int64_t size = block_size();
-    pg::CaughtError error;
-    if (!pg::attempt([&] { core::crid_ids::check_threshold(size, threshold()); }, error))
-        return fail(error.message);
-    uint64_t waits = pg_atomic_read_u64(&s->sync_waits);
-    if (waits != waits_seen)
-        extra_blocks = std::min(extra_blocks + 4, max_extra_blocks);
-    waits_seen = waits;
-    int64_t low = threshold() + extra_blocks * size;
-    pg_atomic_write_u64(&s->wake_below, uint64(low));
-    // Blocks of one second that still fit in one transaction; after a batch
-    // overflowed its second, one at a time until the second changes.
-    int64_t per_second = core::crid_ids::sequence_space(l) / size;
-    int64_t batch_limit = std::min<int64_t>(max_blocks_per_commit, per_second);
-    int64_t single_ts = -1;
-    while (s->server.needs_block(low)) {
-        int64_t ts;
-        if (!reservation_ts(l, ts, error))
-            return fail(error.message);
-        if (!pg::attempt([&] { core::crid_ids::check_allocation(l, ts, size); }, error))
-            return fail(error.message);
-        // As many blocks as reach the target, as the ring can take, in one commit.
-        int64_t missing = low - int64_t(s->server.remaining());
-        int64_t count = missing > size ? (missing + size - 1) / size : 1;
-        count = std::min<int64_t>({count, batch_limit, int64_t(s->server.room())});
-        if (ts == single_ts)
-            count = std::min<int64_t>(count, 1);
-        if (count <= 0)
-            break;
-        int64_t starts[max_blocks_per_commit];
-        int64_t t0 = core::wall_clock_ns();
-        Attempt a = reserve(ts, size, int(count), starts);
-        int64_t us = (core::wall_clock_ns() - t0) / core::ns_per_us;
-        if (a == Attempt::sequence_overflow) {
-            if (count > 1)
-                single_ts = ts; // a single block may still fit in this second
-            else
-                min_next_ts = ts + 1; // this second is used up; the next one is not
-            continue;
+    SpinLockAcquire(&s->status_lock);
+    int failures = s->worker_failures;
+    SpinLockRelease(&s->status_lock);
+    int64_t delay = restart_backoff.delay_ms(failures);
+    if (delay == 0)
+        return;
+    char detail[256];
+    std::snprintf(detail, sizeof detail,
+                  "the worker failed %d time%s in a row; it starts again in %lld ms (see the server log)", failures,
+                  failures == 1 ? "" : "s", static_cast<long long>(delay));
+    set_status(WorkerState::connecting, detail);
+    pause_ms(delay, false);
+}
+
+// True when database `name` exists. A worker connected to no database can
+// read only shared catalogs, and without their indexes: a heap scan of
+// pg_database, as the autovacuum launcher does.
+bool database_exists(const char *name) {
+    bool found = false;
+    StartTransactionCommand();
+    (void)GetTransactionSnapshot();
+    Relation rel = table_open(DatabaseRelationId, AccessShareLock);
+    TableScanDesc scan = table_beginscan_catalog(rel, 0, nullptr);
+    HeapTuple tuple;
+    while (!found && HeapTupleIsValid(tuple = heap_getnext(scan, ForwardScanDirection)))
+        found = std::strcmp(NameStr(reinterpret_cast<Form_pg_database>(GETSTRUCT(tuple))->datname), name) == 0;
+    table_endscan(scan);
+    table_close(rel, AccessShareLock);
+    CommitTransactionCommand();
+    return found;
+}
+
+// The registry database did not exist at the last attempt. Rather than
+// failing to connect (and logging a FATAL) again and again, the worker
+// connects to no database, checks the catalog with a growing pause, and says
+// so once; when the database appears it exits so that the postmaster starts
+// it again, connected there. Never returns.
+[[noreturn]] void wait_for_registry_database() {
+    BackgroundWorkerInitializeConnection(nullptr, nullptr, 0);
+    char detail[256];
+    std::snprintf(detail, sizeof detail, "database \"%s\" (crid.registry_database) does not exist",
+                  registry_database());
+    set_status(WorkerState::no_database, detail);
+    ereport(LOG, (errmsg("crid: %s; crid_next() fails until it is created", detail),
+                  errdetail("The crid block reserver checks for it again with a pause growing up to %lld s.",
+                            static_cast<long long>(database_backoff.cap_ms() / 1000))));
+    for (int64_t attempt = 1;; ++attempt) {
+        if (database_exists(registry_database())) {
+            CridShared *s = shared();
+            SpinLockAcquire(&s->status_lock);
+            s->registry_database_missing = false;
+            s->worker_failures = 0;
+            SpinLockRelease(&s->status_lock);
+            ereport(LOG, (errmsg("crid: database \"%s\" exists now; the block reserver restarts to connect to it",
+                                 registry_database())));
+            exit_requested = true;
+            proc_exit(1); // restarted by the postmaster in a second (code 0 would unregister it)
         }
-        if (a == Attempt::no_extension) {
-            char detail[256];
-            std::snprintf(detail, sizeof detail, "extension \"crid\" is not installed in database \"%s\"",
-                          registry_database());
-            set_status(WorkerState::no_extension, detail);
-            return false;
+        pause_ms(database_backoff.delay_ms(attempt), false);
+        if (ConfigReloadPending) {
+            ConfigReloadPending = false;
+            ProcessConfigFile(PGC_SIGHUP);
         }
-        if (a != Attempt::reserved)
-            return false;
-        if (ts > min_next_ts)
-            min_next_ts = ts;
-        for (int64_t i = 0; i < count; ++i) {
-            // The ring had room for `count` blocks, so publish() succeeds; a
-            // block it refused anyway would be a gap, never reused.
-            bool published = false;
-            if (!pg::attempt(
-                    [&] {
-                        core::crid_ids::Block b = core::crid_ids::block_of_allocation(l, ts, size, starts[i] + size);
-                        published = s->server.publish(b.first_id, b.size);
-                    },
-                    error))
-                return fail(error.message);
-            if (!published)
-                break;
-            pg_atomic_fetch_add_u64(&s->blocks_reserved, 1);
-            pg_atomic_fetch_add_u64(&s->ids_reserved, uint64(size));
-        }
-        pg_atomic_fetch_add_u64(&s->registry_us_total, uint64(us));
-        uint64 max = pg_atomic_read_u64(&s->registry_us_max);
-        if (uint64(us) > max)
-            pg_atomic_write_u64(&s->registry_us_max, uint64(us));
-        pg_atomic_fetch_add_u64(&s->registry_commits, 1);
-        set_status(WorkerState::serving, nullptr);
-        ConditionVariableBroadcast(&s->block_published);
     }
-    return true;
+}
+
+// Settings of the worker's own, whatever the database, its owner or a role
+// set (ALTER DATABASE ... SET, ALTER ROLE ... SET): the reservations run as a
+// superuser and every server's crid_next() depends on them.
+void pin_settings() {
+    struct Pin {
+        const char *name, *value;
+    };
+    static const Pin pins[] = {
+        // Resolve nothing through schemas other roles can create objects in.
+        {"search_path", "pg_catalog"},
+        // A reservation must be durable before any id of it is served: a
+        // commit lost in a crash would hand the same block out again.
+        {"synchronous_commit", "on"},
+        // Neither read-only transactions, nor timeouts, nor serialization
+        // failures, nor replication-role tricks may stop reservations.
+        {"default_transaction_read_only", "off"},
+        {"default_transaction_isolation", "read committed"},
+        {"default_transaction_deferrable", "off"},
+        {"statement_timeout", "0"},
+        {"lock_timeout", "0"},
+        {"idle_in_transaction_session_timeout", "0"},
+        {"idle_session_timeout", "0"},
+        {"session_replication_role", "origin"},
+        {"exit_on_error", "off"},
+        {"jit", "off"},
+        {"force_parallel_mode", "off"},
+        {"standard_conforming_strings", "on"},
+        {"application_name", "crid block reserver"},
+    };
+    for (const Pin &pin : pins)
+        SetConfigOption(pin.name, pin.value, PGC_SUSET, PGC_S_OVERRIDE);
 }
 
 } // namespace
@@ -251,43 +215,54 @@ using namespace crid::pg::crid_ids;
 // Only PostgreSQL calls and functions that guard their own C++ run here.
 void crid_worker_main(Datum) {
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
-    pqsignal(SIGTERM, die);
+    pqsignal(SIGTERM, handle_sigterm);
     BackgroundWorkerUnblockSignals();
 
     CridShared *s = shared();
+    SpinLockAcquire(&s->status_lock);
+    s->worker_pid = MyProcPid;
+    bool database_missing = s->registry_database_missing;
+    SpinLockRelease(&s->status_lock);
+    s->worker_latch = MyLatch;
+    before_shmem_exit(on_worker_exit, 0);
+
+    if (database_missing)
+        wait_for_registry_database();
+    pause_after_failed_workers();
+
     char detail[256];
     std::snprintf(detail, sizeof detail, "connecting to database \"%s\" (crid.registry_database)", registry_database());
     set_status(WorkerState::connecting, detail);
-    SpinLockAcquire(&s->status_lock);
-    s->worker_pid = MyProcPid;
-    SpinLockRelease(&s->status_lock);
-    s->worker_latch = MyLatch;
-    before_shmem_exit(forget_worker, 0);
-
-    // A missing database is FATAL here; the status above then tells waiting
-    // backends why, and the postmaster starts the worker again in a second.
-    BackgroundWorkerInitializeConnection(registry_database(), nullptr, 0);
-    // A reservation must be durable before any id of it is served: a commit
-    // lost in a crash would hand the same block out again after the restart.
-    SetConfigOption("synchronous_commit", "on", PGC_SUSET, PGC_S_OVERRIDE);
-    // The worker is a superuser: resolve nothing through schemas other roles
-    // can create objects in.
-    SetConfigOption("search_path", "pg_catalog", PGC_SUSET, PGC_S_OVERRIDE);
+    // A missing database is FATAL here (said once: the next worker process
+    // waits for it without trying); ALLOW_CONNECTIONS false, which the
+    // database's owner may set, is not.
+    previous_emit_log_hook = emit_log_hook;
+    emit_log_hook = note_missing_database;
+    BackgroundWorkerInitializeConnection(registry_database(), nullptr, BGWORKER_BYPASS_ALLOWCONN);
+    emit_log_hook = previous_emit_log_hook;
+    pin_settings();
     set_status(WorkerState::serving, nullptr);
 
+    int64_t failures = 0;
     for (;;) {
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);
+            failures = 0; // the reload may have fixed the cause
         }
         bool ok = refill();
-        // Backends set the latch when their ids run low; the timeout covers a
-        // missed wake-up. After a failure the worker backs off for 200 ms
-        // whatever the backends do, so waiting callers cannot turn a broken
-        // registry into a busy loop.
-        int events = ok ? WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH : WL_TIMEOUT | WL_EXIT_ON_PM_DEATH;
-        (void)WaitLatch(MyLatch, events, ok ? 1000 : 200, PG_WAIT_EXTENSION);
-        ResetLatch(MyLatch);
-        CHECK_FOR_INTERRUPTS();
+        failures = ok ? 0 : failures + 1;
+        if (ok) {
+            // Backends set the latch when their ids run low; the timeout
+            // covers a missed wake-up.
+            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000, PG_WAIT_EXTENSION);
+            ResetLatch(MyLatch);
+            CHECK_FOR_INTERRUPTS();
+        } else {
+            // After a failure the worker pauses, growing up to 10 s, whatever
+            // waiting backends do, so they cannot turn a broken registry into
+            // a busy loop; a reload ends the pause.
+            pause_ms(retry_backoff.delay_ms(failures), true);
+        }
     }
 }

@@ -7,7 +7,8 @@
 
 namespace crid::pg::crid_ids {
 
-// Registers the worker (restarted a second after it exits); from _PG_init.
+// Registers the worker (the postmaster restarts it a second after it exits;
+// a worker whose predecessors failed waits longer itself); from _PG_init.
 void register_worker();
 
 } // namespace crid::pg::crid_ids

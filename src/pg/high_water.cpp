@@ -1,16 +1,16 @@
 #include "high_water.hpp"
 
 #include "boundary.hpp"
-#include "shared_memory.hpp"
+#include "mark_io.hpp"
 #include "snowflake_settings.hpp"
 
-extern "C" {
-#include "storage/fd.h"
-}
+#include "../core/clock.hpp"
+#include "../core/layout_change.hpp"
+#include "../core/marks.hpp"
+#include "../core/time_units.hpp"
+#include "../core/uuidv7.hpp"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 
 namespace crid::pg::high_water {
 
@@ -28,64 +28,107 @@ int64_t lead_ms() {
     return half_borrow < 50 ? 50 : half_borrow > 1000 ? 1000 : half_borrow;
 }
 
-// The server layout in the words of the file's second line.
-void layout_line(char (&out)[256]) {
+// This server's layout in the words of the file.
+void server_layout_text(char (&out)[256]) {
     const core::snowflake::Layout &layout = snowflake::server_layout();
     pg::guarded([&] { std::snprintf(out, sizeof out, "%s", core::snowflake::describe(layout).c_str()); });
 }
 
-void write_high_water(int64_t unix_ms) {
-    char layout[256], text[300];
-    layout_line(layout);
-    int len = std::snprintf(text, sizeof text, "%lld\n%s\n", static_cast<long long>(unix_ms), layout);
-    int fd = OpenTransientFile(temp_name, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
-    if (fd < 0)
-        ereport(ERROR, (errcode_for_file_access(), errmsg("could not create \"%s\": %m", temp_name)));
-    errno = 0;
-    if (write(fd, text, len) != len) {
-        if (errno == 0)
-            errno = ENOSPC;
-        ereport(ERROR, (errcode_for_file_access(), errmsg("could not write \"%s\": %m", temp_name)));
+// Writes the mark with the layout of shared->mark_layout (lock held).
+void write_mark(SharedState *shared, int64_t unix_ms) {
+    char text[512];
+    const char *layout = shared->mark_layout;
+    pg::guarded([&] {
+        std::snprintf(text, sizeof text, "%s", core::marks::format(core::marks::HighWater{unix_ms, layout}).c_str());
+    });
+    mark_io::write(file_name, temp_name, text);
+    pg_atomic_write_u64(&shared->snowflake_persisted_ms, uint64(unix_ms));
+    pg_atomic_fetch_add_u64(&shared->snowflake_persists, 1);
+}
+
+// Moves every node word and the UUIDv7 tick past `unix_ms`; `exactly` sets
+// them there even when they were ahead (a forced reset).
+void restart_words_at(SharedState *shared, int64_t unix_ms, bool exactly) {
+    uint64_t start = snowflake_state_after_restart(unix_ms);
+    SnowflakeNodeSlot *slots = snowflake_slots();
+    for (int64_t i = 0; i < snowflake_slot_count(); ++i) {
+        if (exactly)
+            slots[i].state.store(start);
+        else
+            core::advance(slots[i].state, [start](uint64_t old) { return old > start ? old : start; });
     }
-    if (pg_fsync(fd) != 0)
-        ereport(data_sync_elevel(ERROR), (errcode_for_file_access(), errmsg("could not fsync \"%s\": %m", temp_name)));
-    if (CloseTransientFile(fd) != 0)
-        ereport(ERROR, (errcode_for_file_access(), errmsg("could not close \"%s\": %m", temp_name)));
-    durable_rename(temp_name, file_name, ERROR);
+    uint64_t tick = unix_ms < 0 ? 0 : ((uint64_t(unix_ms) + 1) << core::uuidv7::fraction_bits) - 1;
+    if (exactly)
+        shared->uuidv7_tick.store(tick);
+    else
+        core::advance(shared->uuidv7_tick, [tick](uint64_t old) { return old > tick ? old : tick; });
+}
+
+// A Unix millisecond as the server prints a timestamptz, in palloc'd memory
+// (timestamptz_to_str reuses one buffer), for messages.
+const char *timestamp_text(int64_t unix_ms) {
+    if (unix_ms < 0 || unix_ms > INT64_C(9000000000000000))
+        return psprintf("%lld ms after 1970-01-01", static_cast<long long>(unix_ms));
+    return pstrdup(timestamptz_to_str(core::pg_us_from_unix_ms(unix_ms)));
+}
+
+// The mark and layout of the file's text; throws core::Error for damage,
+// including a millisecond no id can carry.
+void parse_mark(const char *text, int64_t &unix_ms, char (&layout)[256]) {
+    core::marks::HighWater m = core::marks::parse_high_water(text);
+    if (uint64_t(m.unix_ms) > core::uuidv7::max_unix_ms)
+        throw core::Error(core::ErrorKind::invalid_text, std::string(file_name) + " is damaged: its millisecond " +
+                                                             std::to_string(m.unix_ms) + " is past the year 10889");
+    if (m.layout.size() >= sizeof layout)
+        throw core::Error(core::ErrorKind::invalid_text,
+                          std::string(file_name) + " is damaged: its layout is too long");
+    unix_ms = m.unix_ms;
+    std::snprintf(layout, sizeof layout, "%s", m.layout.c_str());
 }
 
 } // namespace
 
-int64_t read() {
-    FILE *f = AllocateFile(file_name, "r");
-    if (!f) {
-        if (errno == ENOENT)
-            return -1;
-        ereport(ERROR, (errcode_for_file_access(), errmsg("could not open \"%s\": %m", file_name)));
+int64_t load_at_start(SharedState *shared) {
+    char current[256];
+    server_layout_text(current);
+    std::snprintf(shared->mark_layout, sizeof shared->mark_layout, "%s", current);
+    shared->refusal_detail[0] = '\0';
+    pg_atomic_init_u32(&shared->snowflake_refusal, uint32(Refusal::none));
+    pg_atomic_init_u32(&shared->uuidv7_refusal, uint32(Refusal::none));
+
+    char text[1024], why[512] = "";
+    mark_io::ReadResult r = mark_io::read(file_name, text, sizeof text, why, sizeof why);
+    if (r == mark_io::ReadResult::missing)
+        return -1;
+    // Plain bytes only in this frame: ereport may leave it.
+    int64_t mark_ms = -1;
+    char mark_layout[256] = "";
+    pg::CaughtError error;
+    bool parsed = r == mark_io::ReadResult::read && pg::attempt([&] { parse_mark(text, mark_ms, mark_layout); }, error);
+    if (r == mark_io::ReadResult::read && !parsed)
+        std::snprintf(why, sizeof why, "%s", error.message);
+    if (why[0]) {
+        // Never guess: without the mark, new ids could repeat or sort before
+        // old ones. Both families that rely on it wait for a repair.
+        std::snprintf(shared->refusal_detail, sizeof shared->refusal_detail, "%s", why);
+        pg_atomic_write_u32(&shared->snowflake_refusal, uint32(Refusal::mark_damaged));
+        pg_atomic_write_u32(&shared->uuidv7_refusal, uint32(Refusal::mark_damaged));
+        mark_io::warn_damaged(file_name, "snowflake ids and server-ordered UUIDv7 ids", why);
+        return -1;
     }
-    long long value = -1;
-    char written_layout[256] = "";
-    int fields = std::fscanf(f, "%lld %255s", &value, written_layout);
-    FreeFile(f);
-    if (fields != 2 || value < 0)
-        ereport(ERROR,
-                (errcode(ERRCODE_DATA_CORRUPTED), errmsg("snowflake high-water file \"%s\" is corrupt", file_name),
-                 errhint("It holds the last millisecond snowflake ids may have used and their layout. Write "
-                         "a Unix millisecond at least as late as the newest id, and the layout line of "
-                         "snowflake_layout(), into it to start again.")));
-    // Ids of another layout are not comparable with this one's: a narrower
-    // time shift makes new ids smaller than, or equal to, old ones.
-    char layout[256];
-    layout_line(layout);
-    if (std::strcmp(layout, written_layout) != 0)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("the snowflake layout changed: ids were minted as \"%s\", this server is set to \"%s\"",
-                               written_layout, layout),
-                        errhint("New ids could be smaller than, or equal to, ids minted before. Restore the old "
-                                "crid.snowflake_* settings, or, when no old id must stay unique against new ones, "
-                                "remove \"%s\" from the data directory.",
-                                file_name)));
-    return value;
+    if (std::strcmp(mark_layout, current) != 0) {
+        // The mark still covers UUIDv7, which does not depend on the layout.
+        std::snprintf(shared->mark_layout, sizeof shared->mark_layout, "%s", mark_layout);
+        std::snprintf(shared->refusal_detail, sizeof shared->refusal_detail,
+                      "Ids were minted as \"%s\"; this server is set to \"%s\".", mark_layout, current);
+        pg_atomic_write_u32(&shared->snowflake_refusal, uint32(Refusal::layout_changed));
+        ereport(WARNING,
+                (errmsg("crid: the snowflake layout changed: snowflake ids are refused until this is resolved"),
+                 errdetail("%s", shared->refusal_detail),
+                 errhint("Restore the old crid.snowflake_* settings and restart, or, as a superuser, run "
+                         "SELECT crid_accept_layout(). UUIDv7 and crid ids are not affected.")));
+    }
+    return mark_ms;
 }
 
 uint64_t snowflake_state_after_restart(int64_t high_water_ms) {
@@ -99,13 +142,139 @@ void ensure(int64_t unix_ms) {
         return;
     LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
     // Another backend may have written while we waited for the lock.
-    if (int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms)) < unix_ms) {
-        int64_t mark = unix_ms + lead_ms();
-        write_high_water(mark);
-        pg_atomic_write_u64(&shared->snowflake_persisted_ms, uint64(mark));
-        pg_atomic_fetch_add_u64(&shared->snowflake_persists, 1);
+    if (int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms)) < unix_ms)
+        write_mark(shared, unix_ms + lead_ms());
+    LWLockRelease(shared->snowflake_persist_lock);
+}
+
+void raise_snowflake_refusal(SharedState *shared) {
+    if (Refusal(pg_atomic_read_u32(&shared->snowflake_refusal)) == Refusal::layout_changed)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("snowflake ids cannot be minted: the snowflake layout changed since ids were minted"),
+                 errdetail("%s New ids could be smaller than, or equal to, ids minted before.", shared->refusal_detail),
+                 errhint("Restore the old crid.snowflake_* settings and restart the server, or, as a "
+                         "superuser, accept the new layout with SELECT crid_accept_layout().")));
+    mark_io::raise_damaged(file_name, "snowflake ids", "snowflake id", shared->refusal_detail);
+}
+
+void check_uuidv7(SharedState *shared) {
+    if (pg_atomic_read_u32(&shared->uuidv7_refusal) == uint32(Refusal::none))
+        return;
+    throw core::Error(core::ErrorKind::prerequisite_state,
+                      std::string("UUIDv7 ids cannot be minted in server-wide order: the high-water file \"") +
+                          file_name + "\" is damaged (" + shared->refusal_detail + ")",
+                      "As a superuser, repair it with SELECT crid_reset_high_water(at), at a time no earlier than "
+                      "the newest UUIDv7 of this server; or restore the file from a backup and restart the server. "
+                      "crid.uuidv7_order = backend needs no mark.");
+}
+
+int64_t accept_layout(bool force) {
+    SharedState *shared = shared_state();
+    if (!shared)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("crid_accept_layout needs crid in shared_preload_libraries")));
+    const core::snowflake::Layout &layout = snowflake::server_layout();
+    LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
+    Refusal refusal = Refusal(pg_atomic_read_u32(&shared->snowflake_refusal));
+    if (refusal == Refusal::mark_damaged)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("the high-water file \"%s\" is damaged: there is no layout to accept", file_name),
+                        errhint("Repair it with SELECT crid_reset_high_water(at).")));
+    if (refusal == Refusal::none) {
+        LWLockRelease(shared->snowflake_persist_lock);
+        ereport(NOTICE, (errmsg("the snowflake layout has not changed; nothing to accept")));
+        return -1;
+    }
+    int64_t mark = int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms));
+    int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
+    int64_t borrow_ms = snowflake::current_policy().borrow_ms;
+    const char *old_text = shared->mark_layout;
+    core::snowflake::LayoutChange change;
+    char old_describe[256];
+    pg::guarded([&] {
+        core::snowflake::Layout old_layout = core::snowflake::layout_named(old_text);
+        change = core::snowflake::first_unit_above(old_layout, mark, layout);
+        std::snprintf(old_describe, sizeof old_describe, "%s", old_text);
+    });
+    int64_t resume_ms = mark + 1;
+    if (!change.possible && !force)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("the new snowflake layout cannot mint ids greater than those minted as \"%s\"", old_describe),
+                 errdetail("Ids up to %s under the old layout are larger than any id the new layout's time field "
+                           "can hold.",
+                           timestamp_text(mark)),
+                 errhint("Restore the old crid.snowflake_* settings, or run SELECT crid_accept_layout(force => true) "
+                         "if no old id must stay unique against new ones.")));
+    if (change.possible && change.first_unix_ms > now_ms + borrow_ms && !force)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("under the new snowflake layout, ids greater than every old one start only at %s, %lld ms "
+                        "ahead of the clock",
+                        timestamp_text(change.first_unix_ms), static_cast<long long>(change.first_unix_ms - now_ms)),
+                 errdetail("Ids were minted as \"%s\" up to %s. snowflake_next() would refuse until the clock is "
+                           "within crid.clock_borrow_ms (%lld) of that time.",
+                           old_describe, timestamp_text(mark), static_cast<long long>(borrow_ms)),
+                 errhint("Restore the old crid.snowflake_* settings; or call again when the clock is closer; or run "
+                         "SELECT crid_accept_layout(force => true) if no old id must stay unique against new ones.")));
+    if (change.possible && !force && change.first_unix_ms - 1 > mark) {
+        mark = change.first_unix_ms - 1;
+        resume_ms = change.first_unix_ms;
+    }
+    char current[256];
+    server_layout_text(current);
+    std::snprintf(shared->mark_layout, sizeof shared->mark_layout, "%s", current);
+    write_mark(shared, mark);
+    restart_words_at(shared, mark, false);
+    pg_atomic_write_u32(&shared->snowflake_refusal, uint32(Refusal::none));
+    LWLockRelease(shared->snowflake_persist_lock);
+    ereport(LOG,
+            (errmsg("crid: snowflake layout \"%s\" accepted%s; snowflake ids resume from %s", current,
+                    force ? " (forced: new ids may equal or sort before old ones)" : "", timestamp_text(resume_ms))));
+    return resume_ms;
+}
+
+void reset(int64_t at_unix_ms, bool force) {
+    SharedState *shared = shared_state();
+    int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
+    int64_t borrow_ms = snowflake::current_policy().borrow_ms;
+    if (at_unix_ms < 0 || uint64_t(at_unix_ms) > core::uuidv7::max_unix_ms)
+        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                        errmsg("crid_reset_high_water: %s is outside 1970-01-01 to 10889-08-02, the range of the mark",
+                               timestamp_text(at_unix_ms))));
+    if (at_unix_ms < now_ms - borrow_ms && !force)
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                 errmsg("crid_reset_high_water: %s is earlier than the clock minus crid.clock_borrow_ms (%lld ms)",
+                        timestamp_text(at_unix_ms), static_cast<long long>(borrow_ms)),
+                 errdetail("Ids minted before may carry times up to the clock, or ahead of it by the borrow window; a "
+                           "mark before them could let new ids repeat or sort before them."),
+                 errhint("Pass a later time, such as now() + interval '1 second', or force => true if you know the "
+                         "newest id of this server is older.")));
+    LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
+    bool damaged = Refusal(pg_atomic_read_u32(&shared->uuidv7_refusal)) == Refusal::mark_damaged;
+    // An intact mark never moves back unless forced: it may be ahead of
+    // `at` by the write lead, and moving it back could let ids repeat.
+    int64_t mark = int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms));
+    if (!damaged && !force && mark > at_unix_ms)
+        at_unix_ms = mark;
+    // A damaged file names no layout: the ids up to `at` count as minted
+    // under this server's. A changed layout stays for crid_accept_layout().
+    if (damaged) {
+        char current[256];
+        server_layout_text(current);
+        std::snprintf(shared->mark_layout, sizeof shared->mark_layout, "%s", current);
+    }
+    write_mark(shared, at_unix_ms);
+    restart_words_at(shared, at_unix_ms, force || damaged);
+    if (damaged) {
+        pg_atomic_write_u32(&shared->snowflake_refusal, uint32(Refusal::none));
+        pg_atomic_write_u32(&shared->uuidv7_refusal, uint32(Refusal::none));
     }
     LWLockRelease(shared->snowflake_persist_lock);
+    ereport(LOG, (errmsg("crid: high-water mark reset to %s%s", timestamp_text(at_unix_ms),
+                         damaged ? " (the damaged file is replaced)" : "")));
 }
 
 } // namespace crid::pg::high_water

@@ -1,18 +1,28 @@
 // The server's high-water mark on disk (crid_high_water in the data
-// directory): a Unix millisecond that no snowflake id and no server-ordered
-// UUIDv7 of this server has passed, with the snowflake layout it was written
-// under. Read once when shared memory is (re)built, and pushed ahead of the
-// ids, about once a second, so a restart or crash resumes above every id
-// handed out, even with the clock behind. Written with fsync and an atomic
-// rename.
+// directory, format in core/marks.hpp): a Unix millisecond that no snowflake
+// id and no server-ordered UUIDv7 of this server has passed, with the
+// snowflake layout those ids were minted under. Read once when shared memory
+// is (re)built, and pushed ahead of the ids, about once a second, so a restart
+// or crash resumes above every id handed out, even with the clock behind.
+// Written with fsync and an atomic rename.
+//
+// History on disk never stops the server (DESIGN.md, Availability): a file
+// whose layout differs from the settings stops snowflake minting only, a
+// damaged file stops snowflake and server-ordered UUIDv7 minting, each with
+// ERROR 55000 until a superuser accepts the layout or repairs the mark.
 #pragma once
 
 #include "postgres_headers.hpp"
 
+#include "shared_memory.hpp"
+
 namespace crid::pg::high_water {
 
-// The mark on disk, or -1 when there is none yet. ERROR if it is unreadable.
-int64_t read();
+// At start and after a crash, in the postmaster: reads the file into
+// `shared`, decides which families may mint, and logs a WARNING for each that
+// may not. Never raises an ERROR. Returns the mark, or -1 when there is none
+// or it is unknown.
+int64_t load_at_start(SharedState *shared);
 
 // The generator word every node starts from after a restart at that mark.
 uint64_t snowflake_state_after_restart(int64_t high_water_ms);
@@ -21,5 +31,29 @@ uint64_t snowflake_state_after_restart(int64_t high_water_ms);
 // millisecond is returned; writes (and fsyncs) only when it must, then jumps
 // the mark ahead so the next write is about a second away.
 void ensure(int64_t unix_ms);
+
+// ERROR 55000 saying why snowflake ids are refused and the ways out.
+[[noreturn]] void raise_snowflake_refusal(SharedState *shared);
+
+// ERROR 55000 unless snowflake ids may be minted (checked on every id: one
+// atomic read).
+inline void check_snowflake(SharedState *shared) {
+    if (pg_atomic_read_u32(&shared->snowflake_refusal) != uint32(Refusal::none))
+        raise_snowflake_refusal(shared);
+}
+
+// For the UUIDv7 path, which runs inside guarded(): throws core::Error
+// (55000) unless server-ordered UUIDv7 ids may be minted.
+void check_uuidv7(SharedState *shared);
+
+// crid_accept_layout(force): see the SQL function. Returns the Unix ms from
+// which new snowflake ids are minted, or -1 when the layout had not changed.
+int64_t accept_layout(bool force);
+
+// crid_reset_high_water(at, force) for the time mark: refuses a time before
+// the clock minus crid.clock_borrow_ms unless forced; an intact mark moves
+// only forward unless forced; a damaged one is replaced (with this server's
+// layout) and minting resumes.
+void reset(int64_t at_unix_ms, bool force);
 
 } // namespace crid::pg::high_water

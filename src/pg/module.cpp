@@ -16,7 +16,9 @@ void _PG_init(void);
 
 // Only PostgreSQL calls and functions that guard their own C++ run here. When
 // preloaded, a bad snowflake or crid layout is an ERROR here, which stops the server
-// start with a message naming the setting.
+// start with a message naming the setting. History on disk that disagrees with
+// valid settings never does: it stops only the minting that depends on it
+// (high_water.hpp, registry_mark.hpp).
 void _PG_init(void) {
     crid::pg::uuidv7::define_settings();
     crid::pg::snowflake::define_settings();

@@ -20,6 +20,7 @@ shmem_request_hook_type previous_request_hook = nullptr;
 shmem_startup_hook_type previous_startup_hook = nullptr;
 
 constexpr const char *lock_tranche = "crid";
+constexpr int lock_count = 2; // the high-water file, the registry mark file
 
 Size slots_size() { return mul_size(sizeof(SnowflakeNodeSlot), Size(snowflake_slot_count())); }
 
@@ -27,12 +28,13 @@ void request_shared_memory() {
     if (previous_request_hook)
         previous_request_hook();
     RequestAddinShmemSpace(add_size(add_size(sizeof(SharedState), slots_size()), crid_ids::shared_size()));
-    RequestNamedLWLockTranche(lock_tranche, 1);
+    RequestNamedLWLockTranche(lock_tranche, lock_count);
 }
 
 // Runs in the postmaster at start and after every crash: the snowflake words
 // start from the high-water mark on disk and the crid block server starts
-// empty, so no id repeats across either.
+// empty, above the registry mark, so no id repeats across either. Nothing
+// here may stop the server because of what is on disk.
 void attach_shared_memory() {
     if (previous_startup_hook)
         previous_startup_hook();
@@ -43,13 +45,17 @@ void attach_shared_memory() {
     bool found_blocks;
     auto *blocks = static_cast<crid_ids::CridShared *>(
         ShmemInitStruct("crid registry blocks", crid_ids::shared_size(), &found_blocks));
+    LWLockPadded *locks = GetNamedLWLockTranche(lock_tranche);
     if (!found_blocks)
-        crid_ids::init_shared(blocks);
+        crid_ids::init_shared(blocks, &locks[1].lock);
     crid_ids::attach(blocks);
     if (!found_state) {
-        state->snowflake_persist_lock = &(GetNamedLWLockTranche(lock_tranche))->lock;
+        state->snowflake_persist_lock = &locks[0].lock;
         pg_atomic_init_u64(&state->snowflake_persists, 0);
-        int64_t high_water = high_water::read();
+        // History that disagrees with the settings, or a damaged file, stops
+        // only the minting that depends on it: a WARNING here, ERROR 55000
+        // for each caller until a superuser resolves it.
+        int64_t high_water = high_water::load_at_start(state);
         pg_atomic_init_u64(&state->snowflake_persisted_ms, uint64(high_water < 0 ? 0 : high_water));
         // UUIDv7 resumes after the last tick of the mark's millisecond.
         uint64_t last_tick = high_water < 0 ? 0 : (uint64_t(high_water) + 1) << core::uuidv7::fraction_bits;

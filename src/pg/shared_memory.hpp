@@ -19,12 +19,32 @@ struct alignas(PG_CACHE_LINE_SIZE) SnowflakeNodeSlot {
     pg_atomic_uint64 exhaustion_waits; // waits for the next ms after 2^sequence_bits ids
 };
 
+// Why a family refuses to mint although the server runs: history on disk
+// that disagrees with valid settings, or a damaged crid file, stops only the
+// minting that depends on it, until a superuser resolves it with a function.
+enum class Refusal : uint32 {
+    none = 0,
+    layout_changed = 1, // crid_high_water was written under another snowflake layout
+    mark_damaged = 2,   // a mark file could not be read or parsed
+};
+
 struct SharedState {
     alignas(PG_CACHE_LINE_SIZE) SharedWord uuidv7_tick; // last UUIDv7 tick handed out
-    // The snowflake high-water mark on disk: no id may carry a later ms.
+    // The high-water mark on disk (high_water.hpp): no id may carry a later ms.
     alignas(PG_CACHE_LINE_SIZE) pg_atomic_uint64 snowflake_persisted_ms;
     pg_atomic_uint64 snowflake_persists; // how often it was written
-    LWLock *snowflake_persist_lock;      // one writer of the file at a time
+    LWLock *snowflake_persist_lock;      // one writer of the file at a time; guards the fields below
+    // Read on every id; written at start and by crid_accept_layout() and
+    // crid_reset_high_water().
+    pg_atomic_uint32 snowflake_refusal; // Refusal
+    pg_atomic_uint32 uuidv7_refusal;    // Refusal: none or mark_damaged
+    // The layout line written with the mark: the layout of the snowflake ids
+    // it covers. While snowflake refuses a changed layout, UUIDv7 keeps
+    // writing the old one, so the change stays visible until accepted.
+    char mark_layout[256];
+    // What a refusal is about, set when the refusal is (never changed while
+    // it stands, so a refused caller may read it without the lock).
+    char refusal_detail[512];
 };
 
 // The state, or nullptr when crid was not preloaded.

@@ -25,27 +25,14 @@ char *allowed_nodes_text = nullptr;
 core::NodeSet allowed_nodes;
 
 core::snowflake::Layout layout;
-bool layout_loaded = false;
-// The settings the layout was built from; without preloading they can change
-// on reload, and the layout follows them.
-char loaded_epoch[128];
-int loaded_bits[3];
+LayoutSource loaded_from;
 
-bool settings_changed() {
-    return std::strcmp(loaded_epoch, epoch_text) != 0 || loaded_bits[0] != node_bits ||
-           loaded_bits[1] != sequence_bits || loaded_bits[2] != gene_bits;
-}
-
+// Called by the GUC machinery: no exception of any kind may leave it.
 bool check_allowed_nodes(char **newval, void **extra, GucSource) {
     core::NodeSet parsed;
-    char message[256] = "";
-    try {
-        parsed = core::NodeSet::parse(*newval ? *newval : "");
-    } catch (const std::exception &e) {
-        std::snprintf(message, sizeof message, "%s", e.what());
-    }
-    if (message[0]) {
-        GUC_check_errdetail("%s", message);
+    pg::CaughtError error;
+    if (!pg::attempt([&] { parsed = core::NodeSet::parse(*newval ? *newval : ""); }, error)) {
+        GUC_check_errdetail("%s", error.message);
         return false;
     }
     // PostgreSQL 15 frees a GUC's extra with free().
@@ -103,18 +90,14 @@ void load_server_layout() {
                                   ") leave " + std::to_string(63 - nb - sb - gb) + " time bits; at least 32 are needed",
                               "Lower the node, sequence or gene bits so they add up to at most 31.");
         layout = core::snowflake::server_layout(epoch, nb, sb, gb);
-        layout_loaded = true;
     });
-    std::snprintf(loaded_epoch, sizeof loaded_epoch, "%s", epoch_text);
-    loaded_bits[0] = nb;
-    loaded_bits[1] = sb;
-    loaded_bits[2] = gb;
+    loaded_from.remember(epoch_text, {nb, sb, gb});
 }
 
 const core::snowflake::Layout &server_layout() { return layout; }
 
 const core::snowflake::Layout &server_layout_or_error() {
-    if (!layout_loaded || settings_changed())
+    if (!loaded_from.matches(epoch_text, {node_bits, sequence_bits, gene_bits}))
         load_server_layout();
     return layout;
 }

@@ -8,6 +8,11 @@
 #include "../core/clock.hpp"
 #include "../core/time_units.hpp"
 
+extern "C" {
+#include "pgstat.h"
+#include "storage/latch.h"
+}
+
 namespace crid::pg::snowflake {
 
 namespace {
@@ -38,17 +43,23 @@ void check_ranges(const core::snowflake::Layout &layout, int64_t node, int64_t g
 // Waits, interruptibly, until the clock reaches `until_unix_ms`. An exhausted
 // sequence needs at most the rest of one millisecond, which a sleep would
 // overshoot many times over, so it spins; a clock that stepped back is slept
-// on, a millisecond at a time.
+// on, a millisecond at a time. Meanwhile pg_stat_activity shows the wait
+// (PostgreSQL 15 offers extensions the one event "Extension").
 void wait_for_clock(int64_t until_unix_ms, bool spin) {
     for (;;) {
         CHECK_FOR_INTERRUPTS();
         int64_t ahead_us = until_unix_ms * 1000 - core::wall_clock_ns() / core::ns_per_us;
         if (ahead_us <= 0)
             return;
-        if (spin && ahead_us <= 1000)
-            pg_spin_delay();
-        else
-            pg_usleep(ahead_us > 1000 ? 1000 : long(ahead_us));
+        if (spin && ahead_us <= 1000) {
+            pgstat_report_wait_start(PG_WAIT_EXTENSION);
+            while (core::wall_clock_ns() / core::ns_per_us < until_unix_ms * 1000)
+                pg_spin_delay();
+            pgstat_report_wait_end();
+        } else {
+            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
+            ResetLatch(MyLatch);
+        }
     }
 }
 
@@ -56,6 +67,7 @@ void wait_for_clock(int64_t until_unix_ms, bool spin) {
 
 int64_t mint(int64_t node, int64_t gene) {
     require_minting("snowflake", "snowflake generation", "decoding works without it.");
+    high_water::check_snowflake(shared_state());
     const core::snowflake::Layout &layout = server_layout();
     check_ranges(layout, node, gene);
     check_node_allowed(node);

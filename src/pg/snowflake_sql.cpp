@@ -50,6 +50,20 @@ const sf::Layout &pg::snowflake::layout_arg(FunctionCallInfo fcinfo, int n) {
     return cached_layout;
 }
 
+namespace {
+
+// Argument `n` of a generator: a NULL node or gene would otherwise yield a
+// NULL id, which a DEFAULT would store silently.
+int32 int_arg_not_null(FunctionCallInfo fcinfo, int n, const char *what) {
+    if (PG_ARGISNULL(n))
+        ereport(ERROR,
+                (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("snowflake_next: the %s must not be NULL", what),
+                 errhint("A NULL %s would yield a NULL id.", what)));
+    return PG_GETARG_INT32(n);
+}
+
+} // namespace
+
 using pg::snowflake::layout_arg;
 
 extern "C" {
@@ -63,7 +77,9 @@ PG_FUNCTION_INFO_V1(crid_snowflake_floor);
 PG_FUNCTION_INFO_V1(crid_snowflake_layout);
 
 // snowflake_next(node integer)
-Datum crid_snowflake_next_node(PG_FUNCTION_ARGS) { PG_RETURN_INT64(pg::snowflake::mint(PG_GETARG_INT32(0), 0)); }
+Datum crid_snowflake_next_node(PG_FUNCTION_ARGS) {
+    PG_RETURN_INT64(pg::snowflake::mint(int_arg_not_null(fcinfo, 0, "node"), 0));
+}
 
 // snowflake_next(): the node of crid.node_id.
 Datum crid_snowflake_next(PG_FUNCTION_ARGS) {
@@ -77,7 +93,8 @@ Datum crid_snowflake_next(PG_FUNCTION_ARGS) {
 
 // snowflake_next(node integer, gene integer)
 Datum crid_snowflake_next_gene(PG_FUNCTION_ARGS) {
-    PG_RETURN_INT64(pg::snowflake::mint(PG_GETARG_INT32(0), PG_GETARG_INT32(1)));
+    int32 node = int_arg_not_null(fcinfo, 0, "node");
+    PG_RETURN_INT64(pg::snowflake::mint(node, int_arg_not_null(fcinfo, 1, "gene")));
 }
 
 // snowflake_to_timestamptz(id bigint [, layout text]): when the time unit begins.

@@ -44,7 +44,10 @@ PG_FUNCTION_INFO_V1(crid_stats);
 // tickets a backend stalled past a whole ring of blocks gave up),
 // blocks_reserved, ids_reserved, sync_waits (crid_next calls that found no
 // id and waited), wait_timeouts, registry_failures, registry_us_total /
-// registry_us_max (time of a reservation transaction).
+// registry_us_max (time of a reservation transaction), registry_regressions
+// (times the registry was seen to go backwards). State, 1 while a family
+// refuses to mint: snowflake layout_changed and high_water_damaged, uuidv7
+// high_water_damaged, crid registry_mark_damaged.
 Datum crid_stats(PG_FUNCTION_ARGS) {
     InitMaterializedSRF(fcinfo, 0);
     ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
@@ -52,6 +55,12 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
     if (!shared)
         return (Datum)0;
     put_row(rsinfo, "snowflake", -1, "high_water_writes", pg_atomic_read_u64(&shared->snowflake_persists));
+    // 1 while the family refuses to mint (see high_water.hpp, registry_mark.hpp).
+    crid::pg::Refusal snowflake_refusal = crid::pg::Refusal(pg_atomic_read_u32(&shared->snowflake_refusal));
+    put_row(rsinfo, "snowflake", -1, "layout_changed", snowflake_refusal == crid::pg::Refusal::layout_changed);
+    put_row(rsinfo, "snowflake", -1, "high_water_damaged", snowflake_refusal == crid::pg::Refusal::mark_damaged);
+    put_row(rsinfo, "uuidv7", -1, "high_water_damaged",
+            pg_atomic_read_u32(&shared->uuidv7_refusal) == uint32(crid::pg::Refusal::mark_damaged));
     crid::pg::SnowflakeNodeSlot *slots = crid::pg::snowflake_slots();
     for (int64_t n = 0; n < crid::pg::snowflake_slot_count(); ++n) {
         crid::pg::SnowflakeNodeSlot &slot = slots[n];
@@ -74,6 +83,9 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
     put_row(rsinfo, "crid", -1, "registry_failures", pg_atomic_read_u64(&blocks->registry_failures));
     put_row(rsinfo, "crid", -1, "registry_us_total", pg_atomic_read_u64(&blocks->registry_us_total));
     put_row(rsinfo, "crid", -1, "registry_us_max", pg_atomic_read_u64(&blocks->registry_us_max));
+    put_row(rsinfo, "crid", -1, "registry_regressions", pg_atomic_read_u64(&blocks->registry_regressions));
+    put_row(rsinfo, "crid", -1, "registry_mark_damaged",
+            pg_atomic_read_u32(&blocks->mark_refusal) == uint32(crid::pg::Refusal::mark_damaged));
     return (Datum)0;
 }
 

@@ -24,12 +24,20 @@ const struct config_enum_entry order_options[] = {
 
 bool strong_random(void *dst, size_t len) { return pg_strong_random(dst, len); }
 
+// SHOW crid.uuidv7_order: without preloading there is no server-wide word,
+// so the order is per backend whatever the setting says.
+const char *show_order() {
+    return order == order_server && !shared_state() ? "backend (crid is not in shared_preload_libraries)"
+           : order == order_server                  ? "server"
+                                                    : "backend";
+}
+
 } // namespace
 
 void define_settings() {
     DefineCustomEnumVariable("crid.uuidv7_order", "Whether UUIDv7 ids increase across the server or per backend.",
                              "server needs crid in shared_preload_libraries; backend scales better on many cores.",
-                             &order, order_server, order_options, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
+                             &order, order_server, order_options, PGC_SIGHUP, 0, nullptr, nullptr, show_order);
 }
 
 uint64_t next_tick() {
@@ -37,6 +45,7 @@ uint64_t next_tick() {
     auto step = [now](uint64_t previous) { return core::uuidv7::next_tick(previous, now); };
     SharedState *shared = shared_state();
     if (shared && order == order_server) {
+        high_water::check_uuidv7(shared);
         return core::advance(shared->uuidv7_tick, step);
     }
     return core::advance(backend_tick, step);

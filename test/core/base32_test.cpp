@@ -105,8 +105,8 @@ TEST(typeid_spec_invalid_vectors) {
         "PREFIX_00000000000000000000000000",
         "12345_00000000000000000000000000",
         "pre.fix_00000000000000000000000000",
-        "pr\xC3\xA9"
-        "fix_00000000000000000000000000",
+        ("pr\xC3\xA9"
+         "fix_00000000000000000000000000"),
         "  prefix_00000000000000000000000000",
         "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl_00000000000000000000000000",
         "_00000000000000000000000000",

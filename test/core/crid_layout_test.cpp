@@ -151,10 +151,22 @@ TEST(crid_allocation_arguments) {
     CHECK_THROWS(check_allocation(l, -1, 10000), numeric_out_of_range);
     CHECK_THROWS(check_allocation(l, max_ts(l) + 1, 10000), numeric_out_of_range);
     CHECK(contains(message_of([&] { check_allocation(l, 0, 0); }), "block size 0 is outside 1 to 4294967296"));
-    check_threshold(10000, 0);
-    check_threshold(10000, 10000);
-    CHECK_THROWS(check_threshold(10000, 10001), invalid_parameter);
-    CHECK_THROWS(check_threshold(10000, -1), invalid_parameter);
+}
+
+// Settings wrong only together are clamped, never refused.
+TEST(crid_usable_settings_clamp_combinations) {
+    Layout l;
+    ReservationSettings ok = usable_settings(l, 10000, 5000);
+    CHECK(ok.block_size == 10000 && ok.threshold == 5000 && !ok.block_size_clamped && !ok.threshold_clamped);
+    ReservationSettings low = usable_settings(l, 1000, 5000);
+    CHECK(low.block_size == 1000 && low.threshold == 1000 && !low.block_size_clamped && low.threshold_clamped);
+    CHECK_EQ(usable_settings(l, 1000, 0).threshold, int64_t(0));
+    Layout wide;
+    wide.timestamp_bits = 40; // 2^23 ids a second
+    ReservationSettings big = usable_settings(wide, INT64_C(2147483647), INT64_C(2147483647));
+    CHECK(big.block_size == sequence_space(wide) && big.block_size_clamped);
+    CHECK(big.threshold == sequence_space(wide) && big.threshold_clamped);
+    CHECK(usable_settings(l, 0, -1).block_size == 1 && usable_settings(l, 0, -1).threshold == 0);
 }
 
 // The upsert returns the new next_seq; the block ends there.

@@ -1,4 +1,5 @@
-// Runs every registered core test case and ends with "N passed, M failed".
+// Runs every registered core test case (or those whose name contains one of
+// the arguments) and ends with "N passed, M failed".
 #include "check.hpp"
 
 #include <cstring>
@@ -19,10 +20,12 @@ int &current_failures() {
 } // namespace crid::test
 
 int main(int argc, char **argv) {
-    const char *only = argc > 1 ? argv[1] : nullptr;
     int passed = 0, failed = 0;
     for (auto &c : crid::test::registry()) {
-        if (only && !std::strstr(c.name, only))
+        bool chosen = argc == 1;
+        for (int i = 1; i < argc; ++i)
+            chosen = chosen || std::strstr(c.name, argv[i]) != nullptr;
+        if (!chosen)
             continue;
         crid::test::current_failures() = 0;
         try {

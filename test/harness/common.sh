@@ -11,7 +11,9 @@ PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 CRID_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libboost-dev g++ make
                libipc-run-perl libfaketime perl clang-format
                # packaging: the Debian package build and the PGXN bundle
-               postgresql-server-dev-all debhelper dpkg-dev fakeroot git unzip)
+               postgresql-server-dev-all debhelper dpkg-dev fakeroot git unzip
+               # hardening: libFuzzer and the sanitizers of clang
+               clang-14 libclang-rt-14-dev)
 # Shard genes' scale-out test (test/tap/t/006_gene_scale_out.pl) runs PL/Proxy.
 CRID_PACKAGES+=(postgresql-15-plproxy)
 

@@ -2,7 +2,8 @@
 # `make test`: installs what is missing, builds and installs crid (and the
 # test-only module crid_test), then runs every suite and ends with one line
 # "N passed, M failed" (non-zero exit on any failure). Suites: core unit
-# tests, clang-format, release and packaging checks, `make installcheck` (pg_regress with
+# tests (also under sanitizers), fuzzing, clang-format, release and
+# packaging checks, `make installcheck` (pg_regress with
 # crid preloaded, isolation specs, TAP: restart, crash, clock, upgrades),
 # pg_regress without preloading, and the exception boundary.
 source "$(dirname "$0")/common.sh"
@@ -78,7 +79,7 @@ record "core" "$p" "$f"
 log "clang-format"
 unformatted=0
 for file in "$CRID_ROOT"/src/core/*.?pp "$CRID_ROOT"/src/pg/*.?pp "$CRID_ROOT"/test/core/*.?pp \
-    "$CRID_ROOT"/test/module/*.?pp; do
+    "$CRID_ROOT"/test/module/*.?pp "$CRID_ROOT"/test/fuzz/*.?pp; do
     clang-format --dry-run --Werror "$file" 2>/dev/null || { unformatted=1; echo "not formatted: $file"; }
 done
 record format $((1 - unformatted)) "$unformatted"
@@ -95,6 +96,10 @@ run_check_script() {
     record "$suite" "$p" "$f"
 }
 run_check_script release "$CRID_ROOT/test/harness/check-release.sh"
+# Hardening: sanitizers over the core unit tests, then a fixed number of
+# fuzzing inputs per target (make fuzz runs longer).
+run_check_script sanitizers "$CRID_ROOT/test/harness/run-sanitizers.sh"
+run_check_script fuzz "$CRID_ROOT/test/harness/run-fuzz.sh"
 run_check_script packages "$CRID_ROOT/test/harness/check-packages.sh"
 
 # --- make installcheck -------------------------------------------------------------

@@ -7,9 +7,10 @@ use warnings;
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use Test::More ();
 use Exporter 'import';
 
-our @EXPORT = qw(crid_node run_in_parallel);
+our @EXPORT = qw(crid_node run_in_parallel fake_clock);
 
 # A started node with crid preloaded (unless preload => 0), the extension
 # created in "postgres", and any extra settings appended to its config;
@@ -47,6 +48,32 @@ sub run_in_parallel
 	}
 	chomp @outs;
 	return @outs;
+}
+
+# The wall clock of every process started from now on (servers, psql) as
+# libfaketime makes it: each clock read applies the time spec in a file, an
+# offset such as '+0' or '-0.5' (seconds) or a frozen time such as
+# '2026-12-01 10:00:00'; monotonic clocks (latch timeouts) stay real. Skips
+# the test when libfaketime is not installed. Returns a function that writes
+# a new spec.
+sub fake_clock
+{
+	my ($spec) = @_;
+	my ($lib) = grep { -e $_ } map { "$_/faketime/libfaketime.so.1" }
+	  '/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib';
+	Test::More::plan(skip_all => 'libfaketime is not installed') unless $lib;
+	my $file = PostgreSQL::Test::Utils::tempdir() . '/clock';
+	my $set = sub {
+		open(my $fh, '>', $file) or die "cannot write $file: $!";
+		print $fh "$_[0]\n";
+		close $fh;
+	};
+	$set->($spec);
+	$ENV{LD_PRELOAD} = $lib;
+	$ENV{FAKETIME_TIMESTAMP_FILE} = $file;
+	$ENV{FAKETIME_NO_CACHE} = '1';
+	$ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
+	return $set;
 }
 
 1;

@@ -27,9 +27,27 @@ like(slurp_file($bad->logfile), qr/crid\.snowflake_epoch "2999-01-01 00:00:00\+0
 # every process its own epoch), stops the start naming the setting.
 $bad->append_conf('postgresql.conf', "crid.snowflake_epoch = '2026-01-01 00:00:00+00'\ncrid.epoch = 'now'\n");
 ok(!$bad->start(fail_ok => 1), "crid.epoch = 'now' stops the server start");
-like(slurp_file($bad->logfile), qr/crid\.epoch must be a date and time/, 'the log names crid.epoch');
+like(slurp_file($bad->logfile), qr/crid\.epoch must be an absolute date and time/, 'the log names crid.epoch');
 $bad->append_conf('postgresql.conf', "crid.epoch = '2026-13-45'\n");
 ok(!$bad->start(fail_ok => 1), 'a crid.epoch that is no date stops the server start');
+
+# Relative times pass PostgreSQL's timestamp parser but name another time in
+# every process and on every day: refused for both epochs, naming the setting.
+for my $setting ('crid.epoch', 'crid.snowflake_epoch')
+{
+	for my $relative ('00:00 yesterday', '04:05:06 tomorrow', 'today')
+	{
+		$bad->append_conf('postgresql.conf',
+			"crid.epoch = '2026-01-01 00:00:00+00'\ncrid.snowflake_epoch = '2026-01-01 00:00:00+00'\n$setting = '$relative'\n");
+		my $log_offset = -s $bad->logfile;
+		ok(!$bad->start(fail_ok => 1), "$setting = '$relative' stops the server start");
+		like(substr(slurp_file($bad->logfile), $log_offset), qr/\Q$setting\E must be an absolute date and time/,
+			'naming the setting');
+	}
+}
+$bad->append_conf('postgresql.conf', "crid.epoch = '2026-01-01 00:00:00+00'\ncrid.snowflake_epoch = 'Jan 1 2026 UTC'\n");
+ok($bad->start(fail_ok => 1), 'an absolute epoch in another spelling is accepted');
+$bad->stop;
 
 # Genes, a smaller node field, and nodes restricted to this server's own.
 my $node = crid_node('snowflake_settings',

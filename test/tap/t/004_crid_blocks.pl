@@ -124,7 +124,7 @@ $node->restart;
 my ($ret, $out, $err) = $node->psql('postgres', 'SELECT crid_next()');
 isnt($ret, 0, 'no registry database: crid_next fails');
 like($err, qr/no block within crid\.allocation_timeout \(1000 ms\)/, 'within the timeout');
-like($err, qr/could not connect to the registry database|still connecting/, 'saying the worker cannot reach the registry');
+like($err, qr/registry database does not exist|not running|still connecting/, 'saying the worker cannot reach the registry');
 like($err, qr/registry_later/, 'and naming the database');
 
 # The database exists but has no crid extension.

@@ -1,0 +1,372 @@
+-- The bad-input matrix: every SQL function of crid with NULL in each of its
+-- arguments, the extremes of its types, malformed text, wrong UUID versions
+-- and wrong layouts, each with what it must do: raise a SQLSTATE, return
+-- 'null' (STRICT decoders and the names kept for PostgreSQL 18 and
+-- pg_uuidv7 compatibility), or return a value ('ok').
+--
+-- One table drives it. The last query lists every function of the extension
+-- that has no rows here, or no row passing NULL in one of its arguments: a
+-- function cannot be added to the extension without its rows.
+SET client_min_messages = warning;
+SET timezone = 'UTC';
+
+CREATE TABLE regress.bad_input (
+    fn regprocedure NOT NULL, -- the exact overload; each argument is cast to its type
+    args text[] NOT NULL,     -- one SQL expression per argument
+    expect text NOT NULL      -- a SQLSTATE, 'null' or 'ok'
+);
+
+-- The rows are not echoed into the expected output, so adding rows for a new
+-- function changes this file only.
+\set ECHO none
+INSERT INTO regress.bad_input VALUES
+-- UUIDv7: generators raise 22004 for NULL and 22008 outside 1970 .. 10889
+('uuid_generate_v7()', '{}', 'ok'),
+('uuid_generate_v7(timestamptz)', ARRAY['NULL'], '22004'),
+('uuid_generate_v7(timestamptz)', ARRAY[$$'infinity'$$], '22008'),
+('uuid_generate_v7(timestamptz)', ARRAY[$$'-infinity'$$], '22008'),
+('uuid_generate_v7(timestamptz)', ARRAY[$$'1969-12-31 23:59:59.999+00'$$], '22008'),
+('uuid_generate_v7(timestamptz)', ARRAY[$$'10889-08-02 05:31:50.656+00'$$], '22008'),
+('uuid_generate_v7(timestamptz)', ARRAY[$$'294276-12-31 23:59:59+00'$$], '22008'),
+('uuid_generate_v7(timestamptz)', ARRAY[$$'10889-08-02 05:31:50.655+00'$$], 'ok'),
+('uuid_generate_v7_deterministic(timestamptz, text)', ARRAY['NULL', $$'k'$$], '22004'),
+('uuid_generate_v7_deterministic(timestamptz, text)', ARRAY['now()', 'NULL'], '22004'),
+('uuid_generate_v7_deterministic(timestamptz, text)', ARRAY[$$'infinity'$$, $$'k'$$], '22008'),
+('uuid_generate_v7_deterministic(timestamptz, text)', ARRAY['now()', $$''$$], 'ok'),
+('uuid_generate_v7_deterministic(timestamptz, bigint)', ARRAY['NULL', '1'], '22004'),
+('uuid_generate_v7_deterministic(timestamptz, bigint)', ARRAY['now()', 'NULL'], '22004'),
+('uuid_generate_v7_deterministic(timestamptz, bigint)', ARRAY[$$'1900-01-01+00'$$, '1'], '22008'),
+('uuid_generate_v7_deterministic(timestamptz, bigint)', ARRAY['now()', '-9223372036854775808'], 'ok'),
+('uuid_generate_v7_deterministic(timestamptz, uuid)', ARRAY['NULL', 'gen_random_uuid()'], '22004'),
+('uuid_generate_v7_deterministic(timestamptz, uuid)', ARRAY['now()', 'NULL'], '22004'),
+('uuid_generate_v7_deterministic(timestamptz, bytea)', ARRAY['NULL', $$'\x00'$$], '22004'),
+('uuid_generate_v7_deterministic(timestamptz, bytea)', ARRAY['now()', 'NULL'], '22004'),
+('uuid_generate_v7_deterministic(timestamptz, bytea)', ARRAY[$$'-infinity'$$, $$'\x00'$$], '22008'),
+('uuid_v7_to_timestamptz(uuid)', ARRAY['NULL'], 'null'),
+('uuid_v7_to_timestamptz(uuid)', ARRAY[$$'00000000-0000-0000-0000-000000000000'$$], '22023'),
+('uuid_v7_to_timestamptz(uuid)', ARRAY[$$'ffffffff-ffff-ffff-ffff-ffffffffffff'$$], '22023'),
+('uuid_v7_to_timestamptz(uuid)', ARRAY[$$'f47ac10b-58cc-4372-a567-0e02b2c3d479'$$], '22023'),
+('uuid_v7_to_timestamptz(uuid)', ARRAY[$$'017f22e2-79b0-7cc3-18c4-dc0c0c07398f'$$], '22023'),
+('uuid_v7_to_timestamptz(uuid)', ARRAY[$$'017f22e2-79b0-7cc3-98c4-dc0c0c07398f'$$], 'ok'),
+('uuid_v7_floor(timestamptz)', ARRAY['NULL'], '22004'),
+('uuid_v7_floor(timestamptz)', ARRAY[$$'infinity'$$], '22008'),
+('uuid_v7_floor(timestamptz)', ARRAY[$$'4713-01-01 00:00:00+00 BC'$$], '22008'),
+('uuid_timestamptz_to_v7(timestamptz, boolean)', ARRAY['NULL', 'false'], 'null'),
+('uuid_timestamptz_to_v7(timestamptz, boolean)', ARRAY['now()', 'NULL'], 'null'),
+('uuid_timestamptz_to_v7(timestamptz, boolean)', ARRAY[$$'infinity'$$, 'true'], '22008'),
+('uuid_timestamptz_to_v7(timestamptz, boolean)', ARRAY[$$'1960-01-01+00'$$, 'false'], '22008'),
+('uuidv7()', '{}', 'ok'),
+('uuidv7(interval)', ARRAY['NULL'], 'null'),
+('uuidv7(interval)', ARRAY[$$'-100 years'$$], '22008'),
+('uuidv7(interval)', ARRAY[$$'178000000 years'$$], '22008'),
+('uuidv7(interval)', ARRAY[$$'1 day'$$], 'ok'),
+('uuid_extract_timestamp(uuid)', ARRAY['NULL'], 'null'),
+('uuid_extract_timestamp(uuid)', ARRAY[$$'f47ac10b-58cc-4372-a567-0e02b2c3d479'$$], 'null'),
+('uuid_extract_timestamp(uuid)', ARRAY[$$'ffffffff-ffff-7fff-bfff-ffffffffffff'$$], 'ok'),
+('uuid_extract_version(uuid)', ARRAY['NULL'], 'null'),
+('uuid_extract_version(uuid)', ARRAY[$$'00000000-0000-0000-0000-000000000000'$$], 'null'),
+-- Snowflake: generators raise 22004 for NULL, 22003 outside the layout
+('snowflake_next()', '{}', '55000'), -- crid.node_id is not set here
+('snowflake_next(integer)', ARRAY['NULL'], '22004'),
+('snowflake_next(integer)', ARRAY['-1'], '22003'),
+('snowflake_next(integer)', ARRAY['1024'], '22003'),
+('snowflake_next(integer)', ARRAY['2147483647'], '22003'),
+('snowflake_next(integer)', ARRAY['-2147483648'], '22003'),
+('snowflake_next(integer)', ARRAY['1023'], 'ok'),
+('snowflake_next(integer, integer)', ARRAY['NULL', '0'], '22004'),
+('snowflake_next(integer, integer)', ARRAY['1', 'NULL'], '22004'),
+('snowflake_next(integer, integer)', ARRAY['NULL', 'NULL'], '22004'),
+('snowflake_next(integer, integer)', ARRAY['1', '1'], '55000'), -- no gene bits here
+('snowflake_next(integer, integer)', ARRAY['1', '-1'], '55000'),
+('snowflake_next(integer, integer)', ARRAY['-1', '0'], '22003'),
+('snowflake_to_timestamptz(bigint)', ARRAY['NULL'], 'null'),
+('snowflake_to_timestamptz(bigint)', ARRAY['-1'], '22003'),
+('snowflake_to_timestamptz(bigint)', ARRAY['9223372036854775807'], 'ok'),
+('snowflake_to_timestamptz(bigint, text)', ARRAY['NULL', $$'twitter'$$], 'null'),
+('snowflake_to_timestamptz(bigint, text)', ARRAY['1', 'NULL'], 'null'),
+('snowflake_to_timestamptz(bigint, text)', ARRAY['1', $$'twitterx'$$], '22023'),
+('snowflake_to_timestamptz(bigint, text)', ARRAY['1', $$''$$], '22023'),
+('snowflake_to_timestamptz(bigint, text)', ARRAY['1', $$'epoch=2020-01-01,node=10'$$], '22023'),
+('snowflake_to_timestamptz(bigint, text)', ARRAY['1', $$'epoch=2020-02-30,node=10,sequence=12'$$], '22023'),
+('snowflake_to_timestamptz(bigint, text)', ARRAY['1', $$'epoch=2020-01-01,node=17,sequence=12'$$], '22023'),
+('snowflake_to_timestamptz(bigint, text)', ARRAY['1', $$'epoch=2020-01-01,node=10,sequence=12,node=10'$$], '22023'),
+('snowflake_to_timestamptz(bigint, text)', ARRAY['1', $$repeat('x', 100000)$$], '22023'),
+('snowflake_to_timestamptz(bigint, text)', ARRAY['-1', $$'twitter'$$], '22003'),
+('snowflake_to_timestamptz(bigint, text)', ARRAY['-1', $$'discord'$$], 'ok'),
+('snowflake_to_timestamptz(bigint, text)', ARRAY['-9223372036854775808', $$'instagram'$$], 'ok'),
+('snowflake_parse(bigint)', ARRAY['NULL'], 'null'),
+('snowflake_parse(bigint)', ARRAY['-5'], '22003'),
+('snowflake_parse(bigint, text)', ARRAY['NULL', $$'discord'$$], 'null'),
+('snowflake_parse(bigint, text)', ARRAY['1', 'NULL'], 'null'),
+('snowflake_parse(bigint, text)', ARRAY['1', $$'order=time,node'$$], '22023'),
+('snowflake_parse(bigint, text)', ARRAY['-1', $$'sonyflake'$$], '22003'),
+('snowflake_floor(timestamptz)', ARRAY['NULL'], '22004'),
+('snowflake_floor(timestamptz)', ARRAY[$$'infinity'$$], '22008'),
+('snowflake_floor(timestamptz)', ARRAY[$$'2025-12-31 23:59:59.999+00'$$], '22008'),
+('snowflake_floor(timestamptz)', ARRAY[$$'2026-01-01 00:00:00+00'$$], 'ok'),
+('snowflake_floor(timestamptz, text)', ARRAY['NULL', $$'twitter'$$], '22004'),
+('snowflake_floor(timestamptz, text)', ARRAY['now()', 'NULL'], '22004'),
+('snowflake_floor(timestamptz, text)', ARRAY[$$'-infinity'$$, $$'twitter'$$], '22008'),
+('snowflake_floor(timestamptz, text)', ARRAY['now()', $$'nope'$$], '22023'),
+('snowflake_floor(timestamptz, text)', ARRAY[$$'2100-01-01+00'$$, $$'crid'$$], '22008'),
+('snowflake_layout()', '{}', 'ok'),
+('snowflake_layout(text)', ARRAY['NULL'], '22004'),
+('snowflake_layout(text)', ARRAY[$$'sign=maybe'$$], '22023'),
+('snowflake_layout(text)', ARRAY[$$'TWITTER'$$], 'ok'),
+-- Statistics
+('crid_stats()', '{}', 'ok'),
+-- crid
+('crid_next()', '{}', 'ok'),
+('crid_allocate(bigint, bigint)', ARRAY['NULL', '100'], '22004'),
+('crid_allocate(bigint, bigint)', ARRAY['0', 'NULL'], '22004'),
+('crid_allocate(bigint, bigint)', ARRAY['-1', '100'], '22003'),
+('crid_allocate(bigint, bigint)', ARRAY['2147483648', '100'], '22003'),
+('crid_allocate(bigint, bigint)', ARRAY['0', '0'], '22023'),
+('crid_allocate(bigint, bigint)', ARRAY['0', '4294967297'], '22023'),
+('crid_allocate(bigint, bigint)', ARRAY['-9223372036854775808', '-9223372036854775808'], '22023'),
+('crid_check_allocation(bigint, bigint)', ARRAY['NULL', '1'], 'null'),
+('crid_check_allocation(bigint, bigint)', ARRAY['1', 'NULL'], 'null'),
+('crid_check_allocation(bigint, bigint)', ARRAY['9223372036854775807', '1'], '22003'),
+('crid_check_block_end(bigint, bigint)', ARRAY['NULL', '1'], 'null'),
+('crid_check_block_end(bigint, bigint)', ARRAY['1', 'NULL'], 'null'),
+('crid_check_block_end(bigint, bigint)', ARRAY['1', '4294967297'], '22003'),
+('crid_to_timestamptz(bigint)', ARRAY['NULL'], 'null'),
+('crid_to_timestamptz(bigint)', ARRAY['-1'], '22003'),
+('crid_to_timestamptz(bigint)', ARRAY['9223372036854775807'], 'ok'),
+('crid_parse(bigint)', ARRAY['NULL'], 'null'),
+('crid_parse(bigint)', ARRAY['-9223372036854775808'], '22003'),
+('crid_floor(timestamptz)', ARRAY['NULL'], '22004'),
+('crid_floor(timestamptz)', ARRAY[$$'infinity'$$], '22008'),
+('crid_floor(timestamptz)', ARRAY[$$'2025-12-31 23:59:59+00'$$], '22008'),
+('crid_floor(timestamptz)', ARRAY[$$'2094-01-20 03:14:08+00'$$], '22008'),
+('crid_evict(timestamptz)', ARRAY['NULL'], '22004'),
+('crid_evict(timestamptz)', ARRAY[$$'infinity'$$], '22008'),
+('crid_evict(timestamptz)', ARRAY['now()'], '22023'),
+('crid_evict_horizon(timestamptz)', ARRAY['NULL'], '22004'),
+('crid_evict_horizon(timestamptz)', ARRAY['now()'], '22023'),
+-- Availability: the superuser repair functions (run as one here)
+('crid_accept_layout(boolean)', ARRAY['NULL'], '22004'),
+('crid_accept_layout(boolean)', ARRAY['false'], 'null'), -- the layout did not change
+('crid_reset_high_water(timestamptz, boolean)', ARRAY['NULL', 'false'], '22004'),
+('crid_reset_high_water(timestamptz, boolean)', ARRAY['now()', 'NULL'], '22004'),
+('crid_reset_high_water(timestamptz, boolean)', ARRAY[$$'infinity'$$, 'false'], '22008'),
+('crid_reset_high_water(timestamptz, boolean)', ARRAY[$$'2000-01-01+00'$$, 'false'], '22023'),
+('crid_reset_high_water(timestamptz, boolean)', ARRAY[$$'20000-01-01+00'$$, 'true'], '22008'),
+-- Shard genes: hashes and masks are IMMUTABLE STRICT; generators raise 22004
+-- for NULL, 22023 for bits outside their field, 22003 for a gene that does
+-- not fit
+('gene_of(bigint, integer)', ARRAY['NULL', '4'], 'null'),
+('gene_of(bigint, integer)', ARRAY['1', 'NULL'], 'null'),
+('gene_of(bigint, integer)', ARRAY['-1', '4'], 'ok'),
+('gene_of(bigint, integer)', ARRAY['1', '0'], '22023'),
+('gene_of(bigint, integer)', ARRAY['1', '-1'], '22023'),
+('gene_of(bigint, integer)', ARRAY['1', '64'], '22023'),
+('gene_of(bigint, integer)', ARRAY['1', '2147483647'], '22023'),
+('gene_of(text, integer)', ARRAY['NULL', '4'], 'null'),
+('gene_of(text, integer)', ARRAY[$$''$$, 'NULL'], 'null'),
+('gene_of(text, integer)', ARRAY[$$''$$, '4'], 'ok'),
+('gene_of(text, integer)', ARRAY[$$repeat('x', 100000)$$, '16'], 'ok'),
+('gene_of(text, integer)', ARRAY[$$'k'$$, '-2147483648'], '22023'),
+('gene_of(uuid, integer)', ARRAY['NULL', '4'], 'null'),
+('gene_of(uuid, integer)', ARRAY['gen_random_uuid()', 'NULL'], 'null'),
+('gene_of(uuid, integer)', ARRAY['gen_random_uuid()', '33'], '22023'),
+('id_gene(bigint, integer)', ARRAY['NULL', '4'], 'null'),
+('id_gene(bigint, integer)', ARRAY['1', 'NULL'], 'null'),
+('id_gene(bigint, integer)', ARRAY['-9223372036854775808', '4'], 'ok'),
+('id_gene(bigint, integer)', ARRAY['1', '0'], '22023'),
+('id_gene(bigint, integer)', ARRAY['1', '65'], '22023'),
+('id_gene(uuid, integer)', ARRAY['NULL', '4'], 'null'),
+('id_gene(uuid, integer)', ARRAY['gen_random_uuid()', 'NULL'], 'null'),
+('id_gene(uuid, integer)', ARRAY['gen_random_uuid()', '-1'], '22023'),
+('id_with_gene(bigint, integer, integer)', ARRAY['NULL', '1', '4'], 'null'),
+('id_with_gene(bigint, integer, integer)', ARRAY['1', 'NULL', '4'], 'null'),
+('id_with_gene(bigint, integer, integer)', ARRAY['1', '1', 'NULL'], 'null'),
+('id_with_gene(bigint, integer, integer)', ARRAY['1', '16', '4'], '22003'),
+('id_with_gene(bigint, integer, integer)', ARRAY['1', '-1', '4'], '22003'),
+('id_with_gene(bigint, integer, integer)', ARRAY['1', '1', '0'], '22023'),
+('id_with_gene(bigint, integer, integer)', ARRAY['9223372036854775807', '0', '4'], 'ok'),
+('id_with_gene(uuid, integer, integer)', ARRAY['NULL', '1', '4'], 'null'),
+('id_with_gene(uuid, integer, integer)', ARRAY['gen_random_uuid()', 'NULL', '4'], 'null'),
+('id_with_gene(uuid, integer, integer)', ARRAY['gen_random_uuid()', '1', 'NULL'], 'null'),
+('id_with_gene(uuid, integer, integer)', ARRAY['gen_random_uuid()', '2147483647', '16'], '22003'),
+('id_with_gene(uuid, integer, integer)', ARRAY['gen_random_uuid()', '1', '99'], '22023'),
+('uuid_generate_v7(integer, integer)', ARRAY['NULL', '4'], '22004'),
+('uuid_generate_v7(integer, integer)', ARRAY['1', 'NULL'], '22004'),
+('uuid_generate_v7(integer, integer)', ARRAY['1', '0'], '22023'),
+('uuid_generate_v7(integer, integer)', ARRAY['1', '11'], '22023'),
+('uuid_generate_v7(integer, integer)', ARRAY['16', '4'], '22003'),
+('uuid_generate_v7(integer, integer)', ARRAY['-1', '4'], '22003'),
+('uuid_generate_v7(integer, integer)', ARRAY['1023', '10'], 'ok'),
+('crid_next(integer, integer)', ARRAY['NULL', '4'], '22004'),
+('crid_next(integer, integer)', ARRAY['1', 'NULL'], '22004'),
+('crid_next(integer, integer)', ARRAY['1', '0'], '22023'),
+('crid_next(integer, integer)', ARRAY['1', '17'], '22023'),
+('crid_next(integer, integer)', ARRAY['16', '4'], '22003'),
+('crid_next(integer, integer)', ARRAY['15', '4'], 'ok'),
+('crid_fill_id_with_gene()', '{}', '39P01'), -- a trigger function: trigger protocol violated
+-- The hash support functions of crid_gene_int8_ops / crid_gene_uuid_ops
+('crid_gene_hash(bigint)', ARRAY['NULL'], 'null'),
+('crid_gene_hash(bigint)', ARRAY['-9223372036854775808'], 'ok'),
+('crid_gene_hash(integer)', ARRAY['NULL'], 'null'),
+('crid_gene_hash(integer)', ARRAY['-2147483648'], 'ok'),
+('crid_gene_hash(smallint)', ARRAY['NULL'], 'null'),
+('crid_gene_hash(smallint)', ARRAY['-32768'], 'ok'),
+('crid_gene_hash(uuid)', ARRAY['NULL'], 'null'),
+('crid_gene_hash_extended(bigint, bigint)', ARRAY['NULL', '0'], 'null'),
+('crid_gene_hash_extended(bigint, bigint)', ARRAY['1', 'NULL'], 'null'),
+('crid_gene_hash_extended(bigint, bigint)', ARRAY['9223372036854775807', '-1'], 'ok'),
+('crid_gene_hash_extended(integer, bigint)', ARRAY['NULL', '0'], 'null'),
+('crid_gene_hash_extended(integer, bigint)', ARRAY['1', 'NULL'], 'null'),
+('crid_gene_hash_extended(smallint, bigint)', ARRAY['NULL', '0'], 'null'),
+('crid_gene_hash_extended(smallint, bigint)', ARRAY['1', 'NULL'], 'null'),
+('crid_gene_hash_extended(uuid, bigint)', ARRAY['NULL', '0'], 'null'),
+('crid_gene_hash_extended(uuid, bigint)', ARRAY['gen_random_uuid()', 'NULL'], 'null'),
+-- Queries by time: range membership and the bounds the planner writes
+('uuid_v7_in(uuid, tstzrange)', ARRAY['NULL', $$'[2026-01-01,2026-02-01)'$$], 'null'),
+('uuid_v7_in(uuid, tstzrange)', ARRAY['uuid_generate_v7()', 'NULL'], 'null'),
+('uuid_v7_in(uuid, tstzrange)', ARRAY['gen_random_uuid()', $$'[2026-01-01,)'$$], 'ok'), -- false: not a v7
+('uuid_v7_in(uuid, tstzrange)', ARRAY['uuid_generate_v7()', $$'(,)'$$], 'ok'),
+('uuid_v7_in(uuid, tstzrange)', ARRAY['uuid_generate_v7()', $$'empty'$$], 'ok'),
+('snowflake_in(bigint, tstzrange)', ARRAY['NULL', $$'(,)'$$], 'null'),
+('snowflake_in(bigint, tstzrange)', ARRAY['1', 'NULL'], 'null'),
+('snowflake_in(bigint, tstzrange)', ARRAY['-1', $$'(,)'$$], 'ok'), -- false, as the id range it simplifies to
+('snowflake_in(bigint, tstzrange, text)', ARRAY['NULL', $$'(,)'$$, $$'twitter'$$], 'null'),
+('snowflake_in(bigint, tstzrange, text)', ARRAY['1', 'NULL', $$'twitter'$$], 'null'),
+('snowflake_in(bigint, tstzrange, text)', ARRAY['1', $$'(,)'$$, 'NULL'], 'null'),
+('snowflake_in(bigint, tstzrange, text)', ARRAY['1', $$'(,)'$$, $$'nope'$$], '22023'),
+('crid_in(bigint, tstzrange)', ARRAY['NULL', $$'(,)'$$], 'null'),
+('crid_in(bigint, tstzrange)', ARRAY['1', 'NULL'], 'null'),
+('crid_in(bigint, tstzrange)', ARRAY['-1', $$'(,)'$$], 'ok'), -- false, as the id range it simplifies to
+('uuid_v7_range_first(tstzrange)', ARRAY['NULL'], 'null'),
+('uuid_v7_range_first(tstzrange)', ARRAY[$$'(,)'$$], 'ok'),
+('uuid_v7_range_first(tstzrange)', ARRAY[$$'[294276-01-01,)'$$], 'ok'),
+('uuid_v7_range_last(tstzrange)', ARRAY['NULL'], 'null'),
+('uuid_v7_range_last(tstzrange)', ARRAY[$$'empty'$$], 'ok'),
+('snowflake_range_first(tstzrange)', ARRAY['NULL'], 'null'),
+('snowflake_range_first(tstzrange)', ARRAY[$$'[1900-01-01,1901-01-01)'$$], 'ok'),
+('snowflake_range_first(tstzrange, text)', ARRAY['NULL', $$'twitter'$$], 'null'),
+('snowflake_range_first(tstzrange, text)', ARRAY[$$'(,)'$$, 'NULL'], 'null'),
+('snowflake_range_first(tstzrange, text)', ARRAY[$$'(,)'$$, $$'x=1'$$], '22023'),
+('snowflake_range_last(tstzrange)', ARRAY['NULL'], 'null'),
+('snowflake_range_last(tstzrange, text)', ARRAY['NULL', $$'twitter'$$], 'null'),
+('snowflake_range_last(tstzrange, text)', ARRAY[$$'(,)'$$, 'NULL'], 'null'),
+('crid_range_first(tstzrange)', ARRAY['NULL'], 'null'),
+('crid_range_last(tstzrange)', ARRAY['NULL'], 'null'),
+('crid_range_last(tstzrange)', ARRAY[$$'(,)'$$], 'ok'),
+('uuid_v7_time_bound(timestamptz, text)', ARRAY['NULL', $$'>='$$], 'null'),
+('uuid_v7_time_bound(timestamptz, text)', ARRAY['now()', 'NULL'], 'null'),
+('uuid_v7_time_bound(timestamptz, text)', ARRAY['now()', $$'<>'$$], '22023'),
+('uuid_v7_time_bound(timestamptz, text)', ARRAY[$$'infinity'$$, $$'<'$$], 'ok'),
+('snowflake_time_bound(timestamptz, text)', ARRAY['NULL', $$'>='$$], 'null'),
+('snowflake_time_bound(timestamptz, text)', ARRAY['now()', 'NULL'], 'null'),
+('snowflake_time_bound(timestamptz, text)', ARRAY['now()', $$''$$], '22023'),
+('snowflake_time_bound(timestamptz, text, text)', ARRAY['NULL', $$'>='$$, $$'twitter'$$], 'null'),
+('snowflake_time_bound(timestamptz, text, text)', ARRAY['now()', 'NULL', $$'twitter'$$], 'null'),
+('snowflake_time_bound(timestamptz, text, text)', ARRAY['now()', $$'>='$$, 'NULL'], 'null'),
+('snowflake_time_bound(timestamptz, text, text)', ARRAY['now()', $$'>='$$, $$'mars'$$], '22023'),
+('crid_time_bound(timestamptz, text)', ARRAY['NULL', $$'>='$$], 'null'),
+('crid_time_bound(timestamptz, text)', ARRAY['now()', 'NULL'], 'null'),
+('crid_time_bound(timestamptz, text)', ARRAY[$$'-infinity'$$, $$'>'$$], 'ok'),
+-- Text forms: decoders raise 22P02 for malformed text, 22023 for a bad prefix
+('id_encode(bigint, text)', ARRAY['NULL', $$'ord'$$], 'null'),
+('id_encode(bigint, text)', ARRAY['1', 'NULL'], 'null'),
+('id_encode(bigint, text)', ARRAY['-9223372036854775808', $$'ord'$$], '22003'), -- ids are 0 and up
+('id_encode(bigint, text)', ARRAY['9223372036854775807', $$'ord'$$], 'ok'),
+('id_encode(bigint, text)', ARRAY['1', $$'Ord'$$], '22023'),
+('id_encode(bigint, text)', ARRAY['1', $$'ord x'$$], '22023'),
+('id_encode(bigint, text)', ARRAY['1', $$repeat('a', 1000)$$], '22023'),
+('id_decode(text, text)', ARRAY['NULL', $$'ord'$$], 'null'),
+('id_decode(text, text)', ARRAY[$$'ord_0000000000a'$$, 'NULL'], 'null'),
+('id_decode(text, text)', ARRAY[$$''$$, $$'ord'$$], '22P02'),
+('id_decode(text, text)', ARRAY[$$'usr_0000000000a'$$, $$'ord'$$], '22P02'),
+('id_decode(text, text)', ARRAY[$$'ord_zzzzzzzzzzz'$$, $$'ord'$$], '22P02'),
+('id_decode(text, text)', ARRAY[$$'ord_!!!!!!!!!!!'$$, $$'ord'$$], '22P02'),
+('uuid_to_base62(uuid)', ARRAY['NULL'], 'null'),
+('uuid_to_base62(uuid)', ARRAY[$$'ffffffff-ffff-ffff-ffff-ffffffffffff'$$], 'ok'),
+('base62_to_uuid(text)', ARRAY['NULL'], 'null'),
+('base62_to_uuid(text)', ARRAY[$$''$$], '22P02'),
+('base62_to_uuid(text)', ARRAY[$$'zzzzzzzzzzzzzzzzzzzzzz'$$], '22P02'),
+('base62_to_uuid(text)', ARRAY[$$repeat('0', 100000)$$], '22P02'),
+('uuid_to_ulid(uuid)', ARRAY['NULL'], 'null'),
+('ulid_to_uuid(text)', ARRAY['NULL'], 'null'),
+('ulid_to_uuid(text)', ARRAY[$$'8ZZZZZZZZZZZZZZZZZZZZZZZZZ'$$], '22P02'),
+('ulid_to_uuid(text)', ARRAY[$$'01ARZ3NDEKTSV4RRFFQ69G5FAU'$$], '22P02'),
+('ulid_to_uuid(text)', ARRAY[$$'01ARZ3NDEKTSV4RRFFQ69G5FA'$$], '22P02'),
+('ulid_to_uuid(text)', ARRAY[$$'7zzzzzzzzzzzzzzzzzzzzzzzzz'$$], 'ok'),
+('uuid_to_typeid(text, uuid)', ARRAY['NULL', 'gen_random_uuid()'], 'null'),
+('uuid_to_typeid(text, uuid)', ARRAY[$$'user'$$, 'NULL'], 'null'),
+('uuid_to_typeid(text, uuid)', ARRAY[$$'User'$$, 'gen_random_uuid()'], '22023'),
+('uuid_to_typeid(text, uuid)', ARRAY[$$''$$, 'gen_random_uuid()'], 'ok'),
+('typeid_to_uuid(text)', ARRAY['NULL'], 'null'),
+('typeid_to_uuid(text)', ARRAY[$$'user_8zzzzzzzzzzzzzzzzzzzzzzzzz'$$], '22P02'),
+('typeid_to_uuid(text)', ARRAY[$$'_00000000000000000000000000'$$], '22P02'),
+('typeid_to_uuid(text, text)', ARRAY['NULL', $$'user'$$], 'null'),
+('typeid_to_uuid(text, text)', ARRAY[$$'user_00000000000000000000000000'$$, 'NULL'], 'null'),
+('typeid_to_uuid(text, text)', ARRAY[$$'user_00000000000000000000000000'$$, $$'team'$$], '22P02'),
+('typeid_to_uuid(text, text)', ARRAY[$$'user_00000000000000000000000000'$$, $$'Team'$$], '22023'),
+-- Backfills (bad tables and columns: sql/backfill.sql); NULL is refused
+('crid_backfill(regclass, name, text, integer, interval)', ARRAY['NULL', $$'id'$$, $$'1'$$, '10', $$'0'$$], '22004'),
+('crid_backfill(regclass, name, text, integer, interval)', ARRAY[$$'pg_class'$$, 'NULL', $$'1'$$, '10', $$'0'$$], '22004'),
+('crid_backfill(regclass, name, text, integer, interval)', ARRAY[$$'pg_class'$$, $$'oid'$$, 'NULL', '10', $$'0'$$], '22004'),
+('crid_backfill(regclass, name, text, integer, interval)', ARRAY[$$'pg_class'$$, $$'oid'$$, $$'1'$$, 'NULL', $$'0'$$], '22004'),
+('crid_backfill(regclass, name, text, integer, interval)', ARRAY[$$'pg_class'$$, $$'oid'$$, $$'1'$$, '10', 'NULL'], '22004'),
+('crid_backfill_check_expression(regclass, name, text)', ARRAY['NULL', $$'oid'$$, $$'1'$$], 'null'),
+('crid_backfill_check_expression(regclass, name, text)', ARRAY[$$'pg_class'$$, 'NULL', $$'1'$$], 'null'),
+('crid_backfill_check_expression(regclass, name, text)', ARRAY[$$'pg_class'$$, $$'oid'$$, 'NULL'], 'null'),
+('crid_backfill_check_expression(regclass, name, text)', ARRAY[$$'pg_class'$$, $$'oid'$$, $$'1; DROP TABLE x'$$], '42601'),
+('crid_backfill_lock_key(oid, smallint)', ARRAY['NULL', '1'], 'null'),
+('crid_backfill_lock_key(oid, smallint)', ARRAY['1', 'NULL'], 'null'),
+('crid_backfill_lock_key(oid, smallint)', ARRAY['4294967295', '-32768'], 'ok');
+\set ECHO all
+
+-- What a call of `fn` with `args` did: 'ok', 'null', or its SQLSTATE.
+CREATE FUNCTION regress.outcome(fn regprocedure, args text[]) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    call text;
+    is_null boolean;
+BEGIN
+    SELECT format('%s(%s)', p.oid::regproc,
+                  coalesce(string_agg(format('(%s)::%s', a.expr, format_type((p.proargtypes::oid[])[a.n - 1], NULL)),
+                                      ', ' ORDER BY a.n) FILTER (WHERE a.n IS NOT NULL), ''))
+      INTO call
+      FROM pg_proc p LEFT JOIN LATERAL unnest(args) WITH ORDINALITY AS a(expr, n) ON true
+     WHERE p.oid = fn
+     GROUP BY p.oid
+    HAVING count(a.n) = p.pronargs;
+    IF call IS NULL THEN
+        RETURN format('%s arguments for %s', cardinality(args), fn);
+    END IF;
+    IF (SELECT prokind = 'p' FROM pg_proc WHERE oid = fn) THEN
+        EXECUTE 'CALL ' || call; -- a procedure: no value, 'ok' when it returns
+        RETURN 'ok';
+    END IF;
+    EXECUTE format('SELECT bool_and(r IS NULL) FROM (SELECT %s AS r) s', call) INTO is_null;
+    RETURN CASE WHEN is_null THEN 'null' ELSE 'ok' END;
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE;
+END $$;
+
+-- Every row that does not do what it says.
+SELECT fn, args, expect, got
+  FROM (SELECT b.*, regress.outcome(b.fn, b.args) AS got FROM regress.bad_input b) r
+ WHERE got IS DISTINCT FROM expect
+ ORDER BY fn::text, args::text;
+
+-- Every function of the extension (but support functions, which SQL cannot
+-- call) without rows, or without a row passing NULL in one of its arguments.
+WITH functions AS (
+    SELECT p.oid, p.oid::regprocedure AS fn, p.pronargs
+      FROM pg_proc p
+      JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'crid'
+     WHERE NOT 'internal'::regtype = ANY (p.proargtypes::oid[])
+)
+SELECT format('%s has no rows in regress.bad_input (sql/bad_input.sql): add them', fn) AS missing
+  FROM functions f
+ WHERE NOT EXISTS (SELECT FROM regress.bad_input b WHERE b.fn = f.oid)
+UNION ALL
+SELECT format('%s has no row in regress.bad_input (sql/bad_input.sql) with NULL as argument %s', fn, i)
+  FROM functions f, generate_series(1, f.pronargs) i
+ WHERE EXISTS (SELECT FROM regress.bad_input b WHERE b.fn = f.oid)
+   AND NOT EXISTS (SELECT FROM regress.bad_input b WHERE b.fn = f.oid AND b.args[i] = 'NULL')
+ ORDER BY 1;

@@ -1,0 +1,400 @@
+#include "crid_reserve.hpp"
+
+#include "boundary.hpp"
+#include "crid_settings.hpp"
+#include "registry_mark.hpp"
+
+#include "../core/clock.hpp"
+#include "../core/registry_guard.hpp"
+#include "../core/time_units.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "catalog/pg_type_d.h"
+#include "executor/spi.h"
+#include "pgstat.h"
+#include "utils/snapmgr.h"
+}
+
+#include <algorithm>
+#include <cstdio>
+
+namespace crid::pg::crid_ids {
+
+namespace {
+
+namespace ids = core::crid_ids;
+
+// What the worker has taken from the registry; restarted from the registry
+// mark at worker start and after crid_reset_high_water().
+ids::RegistryGuard guard;
+uint64_t guard_generation = UINT64_MAX; // the mark generation it was built from
+
+// Blocks kept in reserve beyond crid.threshold. It grows by four each time
+// backends had to wait for a block, up to most of the ring, so a server whose
+// rate outruns one registry commit per threshold stops waiting after a few
+// blocks. The price is a bigger gap after a crash, harmless in a 2^32
+// sequence space.
+int64_t extra_blocks = 0;
+constexpr int64_t max_extra_blocks = int64_t(ring_blocks) - 4;
+uint64_t waits_seen = 0;
+
+// The second of the last regression reported: its row is not checked again
+// (one rebuild, one WARNING).
+int64_t regression_reported_ts = -1;
+
+// At most this many blocks are reserved in one transaction.
+constexpr int max_blocks_per_commit = 8;
+
+// The last condition logged, and the settings last warned about.
+WorkerState logged_state = WorkerState::serving;
+int logged_sqlstate = 0;
+int64_t warned_block_size = -1, warned_threshold = -1;
+
+// One reservation transaction.
+struct Round {
+    int64_t ts = 0;   // the second reserved in
+    int64_t size = 0; // the block size
+    int count = 0;    // blocks asked for
+    int got = 0;      // blocks the registry gave
+    int64_t starts[max_blocks_per_commit] = {};
+    bool accepted[max_blocks_per_commit] = {};
+    bool second_full = false;  // the next block did not fit in the second
+    bool row_missing = false;  // the guard's last second lost its row (or part of it)
+    int64_t row_ts = 0;        // that second
+    int64_t row_end = 0;       // how far this server had reserved in it
+    int64_t row_sequence = -1; // what its row held (-1: no row)
+    ids::RegistryGuard after;  // the guard once the round is committed
+};
+
+enum class Outcome { committed, no_extension, failed };
+
+// The Unix second a registry second begins in.
+int64_t unix_second_of(const ids::Layout &l, int64_t ts) { return l.epoch_unix_ms / core::ms_per_s + ts; }
+
+// The settings as they can be used, with a WARNING naming both settings
+// whenever a clamp starts or changes (a reload never stops minting).
+ids::ReservationSettings usable_settings(const ids::Layout &l) {
+    ids::ReservationSettings r = ids::usable_settings(l, block_size(), threshold());
+    bool clamped = r.block_size_clamped || r.threshold_clamped;
+    if (clamped && (r.block_size != warned_block_size || r.threshold != warned_threshold)) {
+        if (r.block_size_clamped)
+            ereport(WARNING, (errmsg("crid.block_size (%d) is larger than the %lld ids one second holds with "
+                                     "crid.timestamp_bits = %d; reserving blocks of %lld",
+                                     block_size(), static_cast<long long>(ids::sequence_space(l)), l.timestamp_bits,
+                                     static_cast<long long>(r.block_size))));
+        if (r.threshold_clamped)
+            ereport(WARNING,
+                    (errmsg("crid.threshold (%d) is outside 0 to crid.block_size (%lld); using %lld", threshold(),
+                            static_cast<long long>(r.block_size), static_cast<long long>(r.threshold)),
+                     errhint("Set crid.threshold at most crid.block_size and reload.")));
+    }
+    warned_block_size = clamped ? r.block_size : -1;
+    warned_threshold = clamped ? r.threshold : -1;
+    return r;
+}
+
+// The guard starts (again) from the registry mark when the mark changed
+// generation: at worker start and after crid_reset_high_water(). False when
+// the mark lies outside the crid layout.
+bool sync_guard(const ids::Layout &l) {
+    CridShared *s = shared();
+    LWLockAcquire(s->mark_lock, LW_SHARED);
+    uint64_t generation = s->mark_generation;
+    bool known = s->mark_known;
+    int64_t unix_s = s->mark_unix_s, sequence = s->mark_sequence;
+    LWLockRelease(s->mark_lock);
+    if (generation == guard_generation)
+        return true;
+    guard = ids::RegistryGuard{};
+    int64_t epoch_s = l.epoch_unix_ms / core::ms_per_s;
+    if (known && unix_s >= epoch_s) {
+        if (unix_s - epoch_s > ids::max_ts(l)) {
+            char detail[256];
+            std::snprintf(detail, sizeof detail,
+                          "the registry mark (Unix second %lld) is past the last second crid.timestamp_bits holds",
+                          static_cast<long long>(unix_s));
+            report(WorkerState::failing, 0, detail);
+            return false;
+        }
+        guard.restore(unix_s - epoch_s, sequence);
+    }
+    guard_generation = generation;
+    return true;
+}
+
+// The schema crid is installed in, quoted, or false when it is not installed.
+// Runs inside the worker's transaction.
+bool extension_schema(char *out, size_t size) {
+    // Every name qualified (and search_path is pg_catalog, see the worker):
+    // the worker runs as a superuser, so an object another role created in a
+    // schema on the path must never be picked up.
+    if (SPI_execute("SELECT pg_catalog.quote_ident(n.nspname::pg_catalog.text) FROM pg_catalog.pg_extension e "
+                    "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
+                    "WHERE e.extname OPERATOR(pg_catalog.=) 'crid'::pg_catalog.name",
+                    true, 1) != SPI_OK_SELECT ||
+        SPI_processed != 1)
+        return false;
+    std::snprintf(out, size, "%s", SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+    return true;
+}
+
+// The registry primitive of the Go crid library, run directly rather than
+// through crid_allocate(), so no function, operator or setting a database
+// owner can create changes what runs: one upsert that reserves `size`
+// sequences of second `ts` and returns the new next_seq. A second without
+// room for the block is left untouched and returns no row (false), its own
+// condition rather than an error.
+bool upsert(const char *schema, int64_t ts, int64_t size, int64_t space, int64_t &end) {
+    char query[NAMEDATALEN * 2 + 512];
+    std::snprintf(query, sizeof query,
+                  "INSERT INTO %s.crid_allocations AS a (ts, next_seq) VALUES ($1, $2) "
+                  "ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq OPERATOR(pg_catalog.+) EXCLUDED.next_seq "
+                  "WHERE a.next_seq OPERATOR(pg_catalog.<=) $3 RETURNING a.next_seq",
+                  schema);
+    Oid types[3] = {INT8OID, INT8OID, INT8OID};
+    Datum values[3] = {Int64GetDatum(ts), Int64GetDatum(size), Int64GetDatum(space - size)};
+    if (SPI_execute_with_args(query, 3, types, values, nullptr, false, 1) != SPI_OK_INSERT_RETURNING)
+        elog(ERROR, "crid: the registry upsert did not run");
+    if (SPI_processed == 0)
+        return false;
+    bool isnull;
+    end = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+    return true;
+}
+
+// The registry's next_seq of second `ts`, or -1 when it has no row.
+int64_t row_of(const char *schema, int64_t ts) {
+    char query[NAMEDATALEN * 2 + 160];
+    std::snprintf(query, sizeof query,
+                  "SELECT a.next_seq FROM %s.crid_allocations a WHERE a.ts OPERATOR(pg_catalog.=) $1", schema);
+    Oid types[1] = {INT8OID};
+    Datum values[1] = {Int64GetDatum(ts)};
+    if (SPI_execute_with_args(query, 1, types, values, nullptr, true, 1) != SPI_OK_SELECT)
+        elog(ERROR, "crid: the registry row check did not run");
+    if (SPI_processed == 0)
+        return -1;
+    bool isnull;
+    return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+// One transaction: the row check of the guard's last second (when the round
+// moves to a later one that crid_evict could not have deleted yet), up to
+// r.count blocks of r.ts, the guard's verdict on each, and the registry mark
+// for the accepted ones; then one commit (and flush: synchronous_commit is
+// pinned on) before any of them is published. An ERROR is caught, reported
+// and rolls everything back.
+Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
+    MemoryContext caller_context = CurrentMemoryContext;
+    volatile Outcome result = Outcome::failed;
+    PG_TRY();
+    {
+        SetCurrentStatementStartTimestamp();
+        StartTransactionCommand();
+        SPI_connect();
+        PushActiveSnapshot(GetTransactionSnapshot());
+        pgstat_report_activity(STATE_RUNNING, "reserving crid blocks");
+        char schema[NAMEDATALEN * 2 + 3];
+        if (!extension_schema(schema, sizeof schema)) {
+            result = Outcome::no_extension;
+        } else {
+            r.after = guard;
+            // (A mark set by crid_reset_high_water() names a second, not a
+            // block: sequence 0, nothing to find.)
+            if (guard.known() && guard.last_end() > 0 && r.ts > guard.last_ts() &&
+                guard.last_ts() >= now_ts - min_evict_age_s && guard.last_ts() != regression_reported_ts) {
+                r.row_ts = guard.last_ts();
+                r.row_end = guard.last_end();
+                r.row_sequence = row_of(schema, r.row_ts);
+                r.row_missing = r.row_sequence < r.row_end;
+                if (r.row_missing)
+                    r.after.went_backwards();
+            }
+            for (int i = 0; i < r.count; ++i) {
+                int64_t end;
+                if (!upsert(schema, r.ts, r.size, ids::sequence_space(l), end)) {
+                    r.second_full = true;
+                    break;
+                }
+                r.starts[r.got++] = end - r.size;
+            }
+            bool any = false;
+            for (int i = 0; i < r.got; ++i)
+                any |= r.accepted[i] = r.after.accept(r.ts, r.starts[i], r.size);
+            // Before the commit: a mark ahead of blocks that then roll back
+            // is harmless, a served block beyond the mark is not.
+            if (any)
+                registry_mark::cover(unix_second_of(l, r.ts), r.after.last_end());
+            result = Outcome::committed;
+        }
+        SPI_finish();
+        PopActiveSnapshot();
+        CommitTransactionCommand();
+        pgstat_report_activity(STATE_IDLE, nullptr);
+    }
+    PG_CATCH();
+    {
+        MemoryContextSwitchTo(caller_context);
+        ErrorData *error = CopyErrorData();
+        FlushErrorState();
+        AbortCurrentTransaction();
+        pgstat_report_activity(STATE_IDLE, nullptr);
+        char detail[256];
+        std::snprintf(detail, sizeof detail, "%s", error->message);
+        int sqlstate = error->sqlerrcode;
+        FreeErrorData(error);
+        pg_atomic_fetch_add_u64(&shared()->registry_failures, 1);
+        report(WorkerState::failing, sqlstate, detail);
+        result = Outcome::failed;
+    }
+    PG_END_TRY();
+    return result;
+}
+
+// WARNING and counter for a registry that went backwards; the guard has
+// already moved past the second concerned.
+void report_regression(const char *what, int64_t ts, int64_t next_ts) {
+    regression_reported_ts = ts;
+    pg_atomic_fetch_add_u64(&shared()->registry_regressions, 1);
+    ereport(WARNING,
+            (errmsg("crid: the registry went backwards: %s", what),
+             errdetail("This server continues in second %lld of crid_allocations, above every id it served, so it "
+                       "serves none twice (second %lld is left behind).",
+                       static_cast<long long>(next_ts), static_cast<long long>(ts)),
+             errhint("crid_allocations was rebuilt, truncated or restored from an older dump. Other nodes that "
+                     "share it (Go services) may reissue ids they handed out before: see \"Restoring the registry\" "
+                     "in crid's README.")));
+}
+
+// A failure outside SQL (settings, the clock): reported, counted.
+bool fail(const pg::CaughtError &error) {
+    pg_atomic_fetch_add_u64(&shared()->registry_failures, 1);
+    report(WorkerState::failing, error.sqlstate, error.message);
+    return false;
+}
+
+} // namespace
+
+void report(WorkerState state, int sqlstate, const char *detail) {
+    set_status(state, detail);
+    if (state == WorkerState::serving) {
+        if (logged_state != WorkerState::serving)
+            ereport(LOG, (errmsg("crid: reserving blocks again in database \"%s\"", registry_database())));
+        logged_state = state;
+        logged_sqlstate = 0;
+        return;
+    }
+    if (state == logged_state && sqlstate == logged_sqlstate)
+        return;
+    logged_state = state;
+    logged_sqlstate = sqlstate;
+    ereport(LOG, (errmsg("crid: could not reserve a block: %s", detail ? detail : "unknown reason"),
+                  errdetail("The worker tries again with a pause that grows up to 10 s; this is logged again only "
+                            "when the cause changes.")));
+}
+
+bool refill() {
+    CridShared *s = shared();
+    const ids::Layout &l = layout();
+    if (pg_atomic_read_u32(&s->mark_refusal) != uint32(Refusal::none)) {
+        report(WorkerState::failing, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+               "the registry mark crid_registry_mark is damaged; waiting for crid_reset_high_water()");
+        return false;
+    }
+    if (!sync_guard(l))
+        return false;
+    ids::ReservationSettings settings = usable_settings(l);
+    int64_t size = settings.block_size;
+    uint64_t waits = pg_atomic_read_u64(&s->sync_waits);
+    if (waits != waits_seen)
+        extra_blocks = std::min(extra_blocks + 4, max_extra_blocks);
+    waits_seen = waits;
+    int64_t low = settings.threshold + extra_blocks * size;
+    pg_atomic_write_u64(&s->wake_below, uint64(low));
+    int64_t batch_limit = std::min<int64_t>(max_blocks_per_commit, ids::sequence_space(l) / size);
+    pg::CaughtError error;
+    while (s->server.needs_block(low)) {
+        int64_t now_ts = 0;
+        int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
+        if (!pg::attempt([&] { now_ts = ids::ts_of_unix_ms(l, now_ms); }, error))
+            return fail(error);
+        Round r;
+        r.ts = std::max(now_ts, guard.earliest_ts());
+        r.size = size;
+        if (!pg::attempt([&] { ids::check_allocation(l, r.ts, size); }, error))
+            return fail(error);
+        // As many blocks as reach the target, as the ring can take, in one commit.
+        int64_t missing = low - int64_t(s->server.remaining());
+        int64_t count = missing > size ? (missing + size - 1) / size : 1;
+        count = std::min<int64_t>({count, batch_limit, int64_t(s->server.room())});
+        if (count <= 0)
+            break;
+        r.count = int(count);
+        int64_t t0 = core::monotonic_ns();
+        Outcome outcome = reserve(r, l, now_ts);
+        int64_t us = (core::monotonic_ns() - t0) / core::ns_per_us;
+        if (outcome == Outcome::no_extension) {
+            char detail[256];
+            std::snprintf(detail, sizeof detail, "extension \"crid\" is not installed in database \"%s\"",
+                          registry_database());
+            report(WorkerState::no_extension, 0, detail);
+            return false;
+        }
+        if (outcome != Outcome::committed)
+            return false;
+        guard = r.after;
+        pg_atomic_fetch_add_u64(&s->registry_us_total, uint64(us));
+        if (uint64(us) > pg_atomic_read_u64(&s->registry_us_max))
+            pg_atomic_write_u64(&s->registry_us_max, uint64(us));
+        pg_atomic_fetch_add_u64(&s->registry_commits, 1);
+        if (r.row_missing) {
+            char what[256];
+            std::snprintf(what, sizeof what,
+                          "the row of second %lld, where this server reserved sequences up to %lld, %s",
+                          static_cast<long long>(r.row_ts), static_cast<long long>(r.row_end),
+                          r.row_sequence < 0 ? "is gone" : "fell back");
+            report_regression(what, r.row_ts, r.ts);
+        }
+        for (int i = 0; i < r.got; ++i)
+            if (!r.accepted[i]) {
+                char what[256];
+                std::snprintf(what, sizeof what,
+                              "second %lld handed out sequences from %lld again, below blocks this server served",
+                              static_cast<long long>(r.ts), static_cast<long long>(r.starts[i]));
+                report_regression(what, r.ts, guard.earliest_ts());
+                break;
+            }
+        if (r.second_full)
+            guard.second_full(r.ts);
+        bool published_any = false;
+        for (int i = 0; i < r.got; ++i) {
+            if (!r.accepted[i])
+                continue;
+            // The ring had room for r.count blocks, so publish() succeeds; a
+            // block it refused anyway would be a gap, never reused.
+            bool published = false;
+            if (!pg::attempt(
+                    [&] {
+                        ids::Block b = ids::block_of_allocation(l, r.ts, size, r.starts[i] + size);
+                        published = s->server.publish(b.first_id, b.size);
+                    },
+                    error))
+                return fail(error);
+            if (!published)
+                break;
+            published_any = true;
+            pg_atomic_fetch_add_u64(&s->blocks_reserved, 1);
+            pg_atomic_fetch_add_u64(&s->ids_reserved, uint64(size));
+        }
+        if (published_any) {
+            SpinLockAcquire(&s->status_lock);
+            s->worker_failures = 0;
+            SpinLockRelease(&s->status_lock);
+            report(WorkerState::serving, 0, nullptr);
+            ConditionVariableBroadcast(&s->block_published);
+        }
+    }
+    return true;
+}
+
+} // namespace crid::pg::crid_ids

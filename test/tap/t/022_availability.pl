@@ -1,0 +1,174 @@
+# crid never keeps the server from starting because of history or its own
+# files: a changed snowflake layout, a damaged crid_high_water and a damaged
+# crid_registry_mark each let the server start, stop only the family that
+# depends on them (ERROR 55000 with the ways out), say so once in the log and
+# in crid_stats(), and a superuser function restores minting with ids
+# greater than before.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../lib";
+use CridTest;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+# Restarts follow each other within a second here, and each may resume ids
+# up to the mark's lead ahead of the clock: a wide borrow window keeps that
+# from refusing ids (the refusal is 002_snowflake_clock.pl's subject).
+my $node = crid_node('availability', conf => "crid.node_id = 1\ncrid.clock_borrow_ms = 10000\n");
+$node->safe_psql('postgres', q{
+CREATE TABLE sf (phase text, id bigint);
+CREATE TABLE uu (phase text, id uuid);
+CREATE TABLE cr (phase text, id bigint);
+CREATE ROLE app LOGIN;
+GRANT ALL ON sf, uu, cr TO app;
+});
+sub mint_all
+{
+	my ($phase) = @_;
+	$node->safe_psql('postgres', qq{
+INSERT INTO sf SELECT '$phase', snowflake_next() FROM generate_series(1, 2000);
+INSERT INTO uu SELECT '$phase', uuid_generate_v7() FROM generate_series(1, 2000);
+INSERT INTO cr SELECT '$phase', crid_next() FROM generate_series(1, 2000);});
+}
+# Every id of `after` is greater than every id before it.
+sub above
+{
+	my ($table, $after) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT (SELECT id FROM $table WHERE phase = '$after' ORDER BY id LIMIT 1) > "
+		  . "(SELECT id FROM $table WHERE phase <> '$after' ORDER BY id DESC LIMIT 1)");
+}
+sub stat_of
+{
+	my ($family, $metric) = @_;
+	return $node->safe_psql('postgres', "SELECT value FROM crid_stats() WHERE family = '$family' AND metric = '$metric'");
+}
+sub fails_with
+{
+	my ($sql, $pattern, $name) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\n$sql");
+	isnt($ret, 0, "$name: refused");
+	like($err, $pattern, "$name: says why and the way out");
+	like($err, qr/ERROR:  55000/, "$name: SQLSTATE 55000");
+}
+sub count_in_log
+{
+	my ($offset, $pattern) = @_;
+	my @hits = substr(slurp_file($node->logfile), $offset) =~ /$pattern/g;
+	return scalar @hits;
+}
+
+mint_all('first');
+
+# --- A changed snowflake layout (a narrower sequence field) ---------------------
+$node->stop;
+$node->append_conf('postgresql.conf', "crid.snowflake_sequence_bits = 10\n");
+my $offset = -s $node->logfile;
+ok($node->start(fail_ok => 1), 'a changed snowflake layout: the server starts');
+is(count_in_log($offset, qr/WARNING:  crid: the snowflake layout changed/), 1, 'with one WARNING at start');
+fails_with('SELECT snowflake_next()',
+	qr/the snowflake layout changed.*Ids were minted as "[^"]*sequence=12.*this server is set to "[^"]*sequence=10.*crid_accept_layout/s,
+	'snowflake_next');
+is(stat_of('snowflake', 'layout_changed'), '1', 'crid_stats() shows it');
+$node->safe_psql('postgres', q{
+INSERT INTO uu SELECT 'layout', uuid_generate_v7() FROM generate_series(1, 2000);
+INSERT INTO cr SELECT 'layout', crid_next() FROM generate_series(1, 2000);});
+is(above('uu', 'layout'), 't', 'UUIDv7 mints, above every earlier UUIDv7: it does not depend on the layout');
+is(above('cr', 'layout'), 't', 'crid mints');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM sf'), '2000', 'ordinary SQL works');
+my ($ret, $out, $err) = $node->psql('postgres', 'SET ROLE app; SELECT crid_accept_layout()');
+like($err, qr/permission denied for function crid_accept_layout/, 'an ordinary role cannot accept it');
+($ret, $out, $err) = $node->psql('postgres', 'SELECT crid_accept_layout()');
+like($err, qr/ids greater than every old one start only at .* ahead of the clock/,
+	'a narrower field would need ids far in the future: refused, saying when');
+like($err, qr/force => true/, 'naming the way to accept it anyway');
+like($node->safe_psql('postgres', 'SELECT crid_accept_layout(force => true)'), qr/^\d{4}-/, 'forced: accepted');
+is(stat_of('snowflake', 'layout_changed'), '0', 'crid_stats() shows it resolved');
+ok($node->safe_psql('postgres', 'SELECT snowflake_next() > 0'), 'snowflake ids are minted again');
+
+# A wider field after ids of the narrower one: accepted without force, and
+# every new id is greater than every id minted before.
+$node->safe_psql('postgres', "DELETE FROM sf; INSERT INTO sf SELECT 'narrow', snowflake_next() FROM generate_series(1, 3000)");
+$node->stop;
+$node->append_conf('postgresql.conf', "crid.snowflake_sequence_bits = 14\n");
+$node->start;
+fails_with('SELECT snowflake_next()', qr/sequence=10.*sequence=14/s, 'a wider layout before it is accepted');
+like($node->safe_psql('postgres', 'SELECT crid_accept_layout()'), qr/^\d{4}-/, 'a wider field is accepted without force');
+$node->safe_psql('postgres', "INSERT INTO sf SELECT 'wide', snowflake_next() FROM generate_series(1, 3000)");
+is(above('sf', 'wide'), 't', 'every id after the accepted change is greater than every id before');
+is($node->safe_psql('postgres', 'SELECT crid_accept_layout() IS NULL'), 't', 'accepting again: nothing to do');
+$offset = -s $node->logfile;
+$node->restart;
+is(count_in_log($offset, qr/WARNING:  crid/), 0, 'after a restart the accepted layout is the layout of the mark');
+$node->safe_psql('postgres', "INSERT INTO sf SELECT 'restarted', snowflake_next() FROM generate_series(1, 1000)");
+is(above('sf', 'restarted'), 't', 'and ids still grow');
+
+# --- A damaged crid_high_water ----------------------------------------------------
+mint_all('before_damage');
+$node->stop;
+my $mark_file = $node->data_dir . '/crid_high_water';
+# The newest id may be ahead of the clock (by the mark's lead after restarts):
+# a repair names a time no earlier than the newest id, as a DBA would.
+my ($newest_ms) = slurp_file($mark_file) =~ /unix_ms (\d+)/;
+append_to_file($mark_file, "garbage\n");
+$offset = -s $node->logfile;
+ok($node->start(fail_ok => 1), 'a damaged crid_high_water: the server starts');
+is(count_in_log($offset, qr/WARNING:  crid: "crid_high_water" is damaged: snowflake ids and server-ordered UUIDv7 ids are refused/), 1, 'with one WARNING');
+fails_with('SELECT snowflake_next()', qr/snowflake ids cannot be minted: "crid_high_water" is damaged.*crid_reset_high_water/s,
+	'snowflake_next on a damaged mark');
+fails_with('SELECT uuid_generate_v7()', qr/UUIDv7 ids cannot be minted in server-wide order.*crid_reset_high_water/s,
+	'uuid_generate_v7 on a damaged mark');
+is(stat_of('snowflake', 'high_water_damaged') . stat_of('uuidv7', 'high_water_damaged'), '11', 'crid_stats() shows it');
+$node->safe_psql('postgres', "INSERT INTO cr SELECT 'damaged', crid_next() FROM generate_series(1, 2000)");
+is(above('cr', 'damaged'), 't', 'crid ids are minted meanwhile');
+($ret, $out, $err) = $node->psql('postgres', "SELECT crid_reset_high_water(now() - interval '1 hour')");
+like($err, qr/is earlier than the clock minus crid\.clock_borrow_ms/, 'a repair with a time in the past is refused');
+($ret, $out, $err) = $node->psql('postgres', "SET ROLE app; SELECT crid_reset_high_water(now())");
+like($err, qr/permission denied for function crid_reset_high_water/, 'an ordinary role cannot repair');
+$node->poll_query_until('postgres', "SELECT clock_timestamp() > to_timestamp($newest_ms / 1000.0)");
+$node->safe_psql('postgres', "SELECT crid_reset_high_water(clock_timestamp())");
+is(stat_of('snowflake', 'high_water_damaged') . stat_of('uuidv7', 'high_water_damaged'), '00', 'repaired');
+mint_all('repaired');
+is(above('sf', 'repaired'), 't', 'snowflake ids after the repair are greater than before');
+is(above('uu', 'repaired'), 't', 'UUIDv7 ids too');
+like(slurp_file($mark_file), qr/^crid_high_water 2\n/, 'the file is whole again');
+
+# crid 0.1.0 wrote the mark as two lines without a checksum: still read.
+$node->stop;
+my ($ms) = slurp_file($mark_file) =~ /unix_ms (\d+)/;
+my ($layout) = slurp_file($mark_file) =~ /snowflake_layout (\S+)/;
+open(my $fh, '>', $mark_file) or die;
+print $fh "$ms\n$layout\n";
+close $fh;
+$offset = -s $node->logfile;
+$node->start;
+is(count_in_log($offset, qr/WARNING:  crid/), 0, "crid 0.1.0's high-water file is read without a warning");
+mint_all('from_0_1_file');
+is(above('sf', 'from_0_1_file'), 't', 'and ids continue above it');
+
+# --- A damaged crid_registry_mark -----------------------------------------------
+$node->stop;
+my $registry_file = $node->data_dir . '/crid_registry_mark';
+ok(-f $registry_file, 'the registry mark exists');
+my ($newest_s) = slurp_file($registry_file) =~ /unix_s (\d+)/;
+open($fh, '>', $registry_file) or die;
+print $fh "\x00\x01garbage";
+close $fh;
+$offset = -s $node->logfile;
+ok($node->start(fail_ok => 1), 'a damaged crid_registry_mark: the server starts');
+is(count_in_log($offset, qr/WARNING:  crid: "crid_registry_mark" is damaged: crid ids are refused/), 1, 'with one WARNING');
+fails_with('SELECT crid_next()', qr/crid ids cannot be minted: "crid_registry_mark" is damaged.*crid_reset_high_water/s,
+	'crid_next on a damaged registry mark');
+is(stat_of('crid', 'registry_mark_damaged'), '1', 'crid_stats() shows it');
+ok($node->safe_psql('postgres', 'SELECT snowflake_next() > 0 AND uuid_generate_v7() IS NOT NULL'),
+	'snowflake and UUIDv7 are minted meanwhile');
+$node->poll_query_until('postgres', "SELECT clock_timestamp() > to_timestamp($newest_s + 1)");
+$node->safe_psql('postgres', "SELECT crid_reset_high_water(clock_timestamp())");
+$node->poll_query_until('postgres', 'SELECT crid_next() > 0') or die 'crid minting did not resume';
+$node->safe_psql('postgres', "INSERT INTO cr SELECT 'registry_repaired', crid_next() FROM generate_series(1, 2000)");
+is(above('cr', 'registry_repaired'), 't', 'crid ids after the repair are greater than before');
+is(stat_of('crid', 'registry_mark_damaged'), '0', 'and crid_stats() shows it repaired');
+is(stat_of('crid', 'registry_regressions'), '0', 'a repaired mark is no sign of a registry that went backwards');
+
+done_testing();
