@@ -10,6 +10,7 @@
 #include "../core/marks.hpp"
 #include "../core/time_units.hpp"
 #include "../core/uuidv7.hpp"
+#include "../core/uuidv7_clock.hpp"
 
 extern "C" {
 #include "access/xlog.h"
@@ -71,11 +72,17 @@ void restart_words_at(SharedState *shared, int64_t unix_ms, bool exactly) {
         else
             core::advance(slots[i].state, [start](uint64_t old) { return old > start ? old : start; });
     }
+    // UUIDv7 ticks come from the monotonic clock (core/uuidv7_clock.hpp):
+    // lift them above the mark's millisecond.
     uint64_t tick = unix_ms < 0 ? 0 : ((uint64_t(unix_ms) + 1) << core::uuidv7::fraction_bits) - 1;
-    if (exactly)
-        shared->uuidv7_tick.store(tick);
-    else
-        core::advance(shared->uuidv7_tick, [tick](uint64_t old) { return old > tick ? old : tick; });
+    int64_t mono = core::monotonic_ns();
+    core::uuidv7::CommitWaitWords<SharedWord> &clock = shared->uuidv7_clock;
+    if (exactly) {
+        clock.target.store(uint64_t(core::wall_clock_ns() - mono));
+        clock.catchup.store(core::uuidv7::catchup_above(0, mono, tick));
+    } else {
+        core::advance(clock.catchup, [&](uint64_t old) { return core::uuidv7::catchup_above(old, mono, tick); });
+    }
 }
 
 // The mark of a standby follows its primary's through WAL; repairs belong
