@@ -6,6 +6,8 @@
 
 #include "shared_word.hpp"
 
+#include "../core/uuidv7_clock.hpp"
+
 namespace crid::pg {
 
 // One snowflake node: its generator word and counters, alone on a cache line
@@ -29,7 +31,10 @@ enum class Refusal : uint32 {
 };
 
 struct SharedState {
-    alignas(PG_CACHE_LINE_SIZE) SharedWord uuidv7_tick; // last UUIDv7 tick handed out
+    // Server-ordered UUIDv7 ticks come from CLOCK_MONOTONIC and these two
+    // words (core/uuidv7_clock.hpp): read on every id, written only at start,
+    // by a repair or WAL replay, and when the real clock jumps forward.
+    alignas(PG_CACHE_LINE_SIZE) core::uuidv7::CommitWaitWords<SharedWord> uuidv7_clock;
     // The high-water mark on disk (high_water.hpp): no id may carry a later ms.
     alignas(PG_CACHE_LINE_SIZE) pg_atomic_uint64 snowflake_persisted_ms;
     pg_atomic_uint64 snowflake_persists;   // how often it was written, by a minting backend
