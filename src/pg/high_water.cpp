@@ -35,6 +35,18 @@ int64_t lead_ms() {
     return half_borrow < 50 ? 50 : half_borrow > 1000 ? 1000 : half_borrow;
 }
 
+// Where a minting backend whose id of `unix_ms` caught up with the mark
+// moves it: a lead ahead of the clock, or, for ids borrowed ahead of the
+// clock, a small step past the id. A full lead past a borrowed id would add
+// a lead to how far ahead every later restart resumes, and restarts in a row
+// with the clock behind would soon exceed crid.clock_borrow_ms.
+int64_t target_for(int64_t unix_ms) {
+    constexpr int64_t step_past_borrowed_ms = 50;
+    int64_t ahead_of_clock = core::wall_clock_ns() / core::ns_per_ms + lead_ms();
+    int64_t past_id = unix_ms + step_past_borrowed_ms;
+    return ahead_of_clock > past_id ? ahead_of_clock : past_id;
+}
+
 // This server's layout in the words of the file.
 void server_layout_text(char (&out)[256]) {
     const core::snowflake::Layout &layout = snowflake::server_layout();
@@ -183,7 +195,7 @@ void ensure(int64_t unix_ms) {
     LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
     // Another backend, or the keeper, may have written while we waited.
     if (int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms)) < unix_ms) {
-        write_mark(shared, unix_ms + lead_ms());
+        write_mark(shared, target_for(unix_ms));
         pg_atomic_fetch_add_u64(&shared->snowflake_persists, 1);
     }
     LWLockRelease(shared->snowflake_persist_lock);
@@ -194,12 +206,20 @@ void move_ahead() {
     if (pg_atomic_read_u32(&shared->mark_wanted) == 0)
         return;
     LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
-    // Cleared before writing: an id that comes near during the write asks again.
-    pg_atomic_write_u32(&shared->mark_wanted, 0);
     int64_t mark = int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms));
-    int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
-    write_mark(shared, (now_ms > mark ? now_ms : mark) + lead_ms());
-    pg_atomic_fetch_add_u64(&shared->mark_keeper_persists, 1);
+    int64_t target = core::wall_clock_ns() / core::ns_per_ms + lead_ms();
+    // Ids borrowed ahead of the clock (after a restart or a step back) are
+    // not followed: moving the mark a lead past them at every request would
+    // add a lead to how far ahead of the clock every later restart resumes.
+    // The flag stays set, so backends do not ask again, until the clock has
+    // moved past where a write helps; ids that reach the mark meanwhile
+    // write it themselves, a small step ahead.
+    if (target - mark >= lead_ms() / 2) {
+        // Cleared before writing: an id that comes near during the write asks again.
+        pg_atomic_write_u32(&shared->mark_wanted, 0);
+        write_mark(shared, target);
+        pg_atomic_fetch_add_u64(&shared->mark_keeper_persists, 1);
+    }
     LWLockRelease(shared->snowflake_persist_lock);
 }
 
