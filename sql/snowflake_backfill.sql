@@ -12,15 +12,6 @@ SET timezone = 'UTC';
 CREATE SCHEMA sf_backfill;
 SET search_path = sf_backfill, public;
 
--- An error's SQLSTATE and message.
-CREATE FUNCTION error_of(query text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE query;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
-
 ------------------------------------------------------------------------------
 -- snowflake_pack: the exact id of its fields
 ------------------------------------------------------------------------------
@@ -68,7 +59,7 @@ SELECT p.oid::regprocedure, p.provolatile, p.proisstrict
 FROM pg_proc p WHERE p.proname = 'snowflake_pack' ORDER BY p.pronargs, p.oid::regprocedure::text;
 
 -- Every bad argument: its SQLSTATE and a message naming the value and limit.
-SELECT what, error_of(call) AS error
+SELECT what, regress.error_of(call) AS error
 FROM (VALUES
     ('NULL time', 'SELECT snowflake_pack(NULL, 1, 1)'),
     ('NULL node', 'SELECT snowflake_pack(now(), NULL, 1)'),
@@ -98,7 +89,7 @@ ORDER BY what;
 ------------------------------------------------------------------------------
 
 SHOW crid.backfill_node;
-SELECT what, error_of(call) AS error
+SELECT what, regress.error_of(call) AS error
 FROM (VALUES
     ('snowflake_next(node)', 'SELECT snowflake_next(1000)'),
     ('snowflake_next(node, gene)', 'SELECT snowflake_next(1000, 0)'),
@@ -106,7 +97,7 @@ FROM (VALUES
 ) AS c(what, call)
 ORDER BY what;
 SET crid.node_id = 1000;
-SELECT error_of('SELECT snowflake_next()') AS "snowflake_next() with crid.node_id = crid.backfill_node";
+SELECT regress.error_of('SELECT snowflake_next()') AS "snowflake_next() with crid.node_id = crid.backfill_node";
 RESET crid.node_id;
 -- Its neighbours mint as always.
 SELECT (snowflake_parse(snowflake_next(999))).node AS node_999, (snowflake_parse(snowflake_next(1001))).node AS node_1001;
@@ -127,13 +118,13 @@ DROP TABLE burst_plan;
 INSERT INTO burst VALUES (5000, '2026-06-01 10:00:00.500999+00', NULL), (20000, '2026-06-01 10:00:00.7+00', NULL),
                          (30000, '2026-06-01 11:00:00+00', NULL);
 INSERT INTO burst SELECT 40000 + g, '2026-06-01 11:00:00+00', NULL FROM generate_series(1, 4096) g;
-SELECT error_of($$SELECT snowflake_backfill_plan('burst', 'new_id', 'created_at', 'burst_plan')$$) AS too_many;
+SELECT regress.error_of($$SELECT snowflake_backfill_plan('burst', 'new_id', 'created_at', 'burst_plan')$$) AS too_many;
 -- Rows already filled are not planned: now each millisecond fits.
 UPDATE burst SET new_id = 0 WHERE id IN (5000, 30000);
 SELECT snowflake_backfill_plan('burst', 'new_id', 'created_at', 'burst_plan') IS NOT NULL AS planned;
 DROP TABLE burst_plan;
 -- Sonyflake: 256 sequences in 10 ms.
-SELECT error_of($$SELECT snowflake_backfill_plan('burst', 'new_id', 'created_at', 'burst_plan', 5, 'sonyflake')$$)
+SELECT regress.error_of($$SELECT snowflake_backfill_plan('burst', 'new_id', 'created_at', 'burst_plan', 5, 'sonyflake')$$)
     AS too_many_for_sonyflake;
 -- Every other bad argument: its SQLSTATE and message.
 INSERT INTO burst VALUES (7000000, NULL, NULL);
@@ -141,7 +132,7 @@ CREATE VIEW burst_view AS SELECT * FROM burst;
 CREATE TABLE keyless (created_at timestamptz, new_id bigint);
 CREATE TABLE other (id bigint PRIMARY KEY, created_at timestamptz);
 CREATE TABLE local_times (id int PRIMARY KEY, created_at timestamp, new_id bigint);
-SELECT what, error_of(call) AS error
+SELECT what, regress.error_of(call) AS error
 FROM (VALUES
     ('a NULL time', $$SELECT snowflake_backfill_plan('burst', 'new_id', 'created_at', 'burst_plan')$$),
     ('a view', $$SELECT snowflake_backfill_plan('burst_view', 'new_id', 'created_at', 'burst_plan')$$),
@@ -298,7 +289,7 @@ FROM backfilled b JOIN orders o USING (id);
 -- A plan of another backfill (here: on another node) by that name is
 -- refused, and one of this backfill is used as it is, whatever the
 -- search_path.
-SELECT error_of($$SELECT snowflake_backfill_plan('orders', 'new_id', 'created_at', 'orders_new_id_plan',
+SELECT regress.error_of($$SELECT snowflake_backfill_plan('orders', 'new_id', 'created_at', 'orders_new_id_plan',
                                                  999, snowflake_layout())$$) AS other_plan;
 SELECT snowflake_backfill_plan('orders', 'new_id', 'created_at', 'orders_new_id_plan') AS expression;
 SET search_path = public;
