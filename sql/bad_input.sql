@@ -316,7 +316,9 @@ INSERT INTO regress.bad_input VALUES
 ('crid_backfill_check_expression(regclass, name, text)', ARRAY[$$'pg_class'$$, $$'oid'$$, $$'1; DROP TABLE x'$$], '42601'),
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['NULL', '1'], 'null'),
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['1', 'NULL'], 'null'),
-('crid_backfill_lock_key(oid, smallint)', ARRAY['4294967295', '-32768'], 'ok');
+('crid_backfill_lock_key(oid, smallint)', ARRAY['4294967295', '-32768'], 'ok'),
+-- The registry table (issue 14): crid.registry_table is not set here
+('crid_registry_table()', '{}', 'ok');
 \set ECHO all
 
 -- What a call of `fn` with `args` did: 'ok', 'null', or its SQLSTATE.

@@ -546,3 +546,52 @@ CREATE FUNCTION crid_reset_high_water(at timestamptz, force boolean DEFAULT fals
 REVOKE EXECUTE ON FUNCTION crid_reset_high_water(timestamptz, boolean) FROM PUBLIC;
 COMMENT ON FUNCTION crid_reset_high_water(timestamptz, boolean) IS
     'set the high-water marks of snowflake, UUIDv7 and crid to at, repairing a damaged file (superuser)';
+
+------------------------------------------------------------------------------
+-- A registry table the extension does not own (issue 14): crid.registry_table
+-- names it (e.g. the crid_allocations Go services created), and the registry
+-- functions work on it.
+------------------------------------------------------------------------------
+
+-- The registry table of this database: crid.registry_table, checked for the
+-- registry's shape, or the extension's own crid_allocations.
+CREATE FUNCTION crid_registry_table() RETURNS regclass
+    AS 'MODULE_PATHNAME', 'crid_registry_table'
+    LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION crid_registry_table() IS
+    'the registry table crid_allocate and crid_evict use in this database (crid.registry_table, or crid_allocations)';
+
+CREATE OR REPLACE FUNCTION crid_allocate(ts bigint, block_size bigint) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    block_end bigint;
+BEGIN
+    IF crid_allocate.ts IS NULL OR crid_allocate.block_size IS NULL THEN
+        RAISE EXCEPTION 'crid_allocate: ts and block_size must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    PERFORM @extschema@.crid_check_allocation(crid_allocate.ts, crid_allocate.block_size);
+    EXECUTE format('INSERT INTO %s AS a (ts, next_seq) VALUES ($1, $2) '
+                   'ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq + EXCLUDED.next_seq RETURNING a.next_seq',
+                   @extschema@.crid_registry_table())
+        INTO block_end USING crid_allocate.ts, crid_allocate.block_size;
+    PERFORM @extschema@.crid_check_block_end(crid_allocate.ts, block_end);
+    RETURN block_end - crid_allocate.block_size;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION crid_evict(before timestamptz) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    horizon bigint := @extschema@.crid_evict_horizon(before);
+    deleted bigint;
+BEGIN
+    EXECUTE format('DELETE FROM %s WHERE ts < $1', @extschema@.crid_registry_table()) USING horizon;
+    GET DIAGNOSTICS deleted = ROW_COUNT;
+    RETURN deleted;
+END
+$$;

@@ -30,6 +30,7 @@ FROM (VALUES
     ('set the crid epoch', $$SET crid.epoch = '2020-01-01'$$),
     ('set crid.timestamp_bits', 'SET crid.timestamp_bits = 30'),
     ('set the registry database', $$SET crid.registry_database = 'elsewhere'$$),
+    ('set crid.registry_table', $$SET crid.registry_table = 'public.elsewhere'$$),
     ('set crid.block_size', 'SET crid.block_size = 1'),
     ('set crid.snowflake_nodes', $$SET crid.snowflake_nodes = '0-1'$$),
     ('set crid.clock_borrow_ms', 'SET crid.clock_borrow_ms = 3600000'),
