@@ -3,6 +3,8 @@
 
 #include "crid_settings.hpp"
 #include "crid_worker.hpp"
+#include "high_water_keeper.hpp"
+#include "high_water_wal.hpp"
 #include "shared_memory.hpp"
 #include "snowflake_settings.hpp"
 #include "time_predicates.hpp"
@@ -31,6 +33,8 @@ void _PG_init(void) {
         crid::pg::crid_ids::load_registry_table();
         crid::pg::install_shared_memory_hooks();
         crid::pg::crid_ids::register_worker();
+        crid::pg::high_water::register_keeper();
+        crid::pg::high_water_wal::register_rmgr();
     }
 }
 

@@ -52,6 +52,9 @@ void attach_shared_memory() {
     if (!found_state) {
         state->snowflake_persist_lock = &locks[0].lock;
         pg_atomic_init_u64(&state->snowflake_persists, 0);
+        pg_atomic_init_u64(&state->mark_keeper_persists, 0);
+        pg_atomic_init_u32(&state->mark_wanted, 0);
+        state->mark_keeper_latch = nullptr;
         // History that disagrees with the settings, or a damaged file, stops
         // only the minting that depends on it: a WARNING here, ERROR 55000
         // for each caller until a superuser resolves it.
