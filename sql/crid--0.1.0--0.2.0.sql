@@ -847,6 +847,9 @@ DECLARE
     name text := registry::text; -- qualified: no schema of it is on the search_path
     horizon bigint;
 BEGIN
+    IF registry IS NULL THEN
+        RAISE EXCEPTION 'crid_evicted_before: registry must not be NULL' USING ERRCODE = '22004';
+    END IF;
     SELECT e.evicted_before INTO horizon FROM @extschema@.crid_evictions e WHERE e.registry = name FOR SHARE;
     IF NOT FOUND THEN
         INSERT INTO @extschema@.crid_evictions (registry, evicted_before) VALUES (name, 0) ON CONFLICT DO NOTHING;
@@ -859,11 +862,18 @@ REVOKE EXECUTE ON FUNCTION crid_evicted_before(regclass) FROM PUBLIC;
 
 -- crid_evict's record of its horizon: never lowered.
 CREATE FUNCTION crid_record_eviction(registry regclass, evicted_before bigint) RETURNS void
-    LANGUAGE sql VOLATILE SECURITY DEFINER
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
 AS $$
-    INSERT INTO @extschema@.crid_evictions AS e (registry, evicted_before) VALUES (registry::text, evicted_before)
+#variable_conflict use_column
+BEGIN
+    IF crid_record_eviction.registry IS NULL OR crid_record_eviction.evicted_before IS NULL THEN
+        RAISE EXCEPTION 'crid_record_eviction: registry and evicted_before must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    INSERT INTO @extschema@.crid_evictions AS e (registry, evicted_before)
+    VALUES (crid_record_eviction.registry::text, crid_record_eviction.evicted_before)
     ON CONFLICT (registry) DO UPDATE SET evicted_before = greatest(e.evicted_before, EXCLUDED.evicted_before);
+END
 $$;
 REVOKE EXECUTE ON FUNCTION crid_record_eviction(regclass, bigint) FROM PUBLIC;
 

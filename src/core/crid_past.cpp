@@ -9,8 +9,11 @@ namespace crid::core::crid_ids {
 
 namespace {
 
-// "2026-03-01 12:00:05.000+00 (registry ts 5227205)"
+// "2026-03-01 12:00:05.000+00 (registry ts 5227205)"; a ts outside the
+// layout (from a hand-made call) by its number alone.
 std::string second(const Layout &l, int64_t ts) {
+    if (ts < 0 || ts > max_ts(l))
+        return "registry ts " + std::to_string(ts);
     return describe_unix_ms(l.epoch_unix_ms + ts * ms_per_s) + " (registry ts " + std::to_string(ts) + ")";
 }
 
@@ -29,7 +32,10 @@ int64_t reserve_ts(const Layout &l, int64_t unix_ms, int64_t n) {
 void check_reserved_end(const Layout &l, int64_t ts, int64_t n, int64_t next_seq) {
     if (next_seq <= sequence_space(l))
         return;
-    int64_t left = sequence_space(l) - (next_seq - n);
+    int64_t start = 0; // where the block began; 0 (all left) when the arguments make no sense
+    if (n < 1 || __builtin_sub_overflow(next_seq, n, &start) || start < 0)
+        start = 0;
+    int64_t left = sequence_space(l) - start;
     throw Error(ErrorKind::numeric_out_of_range,
                 "crid_reserve: second " + second(l, ts) + " has " + std::to_string(left < 0 ? 0 : left) + " of its " +
                     std::to_string(sequence_space(l)) + " sequences left, fewer than n = " + std::to_string(n),

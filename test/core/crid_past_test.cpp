@@ -44,6 +44,9 @@ TEST(crid_reserved_end_names_the_second_and_the_limit) {
     std::string m = message_of([&] { check_reserved_end(l, 5, 10, space + 1); });
     CHECK(contains(m, "2026-01-01 00:00:05"));
     CHECK(contains(m, "has 9 of its 8388608 sequences left, fewer than n = 10"));
+    // Arguments no reservation returns (a hand-made call) still give a message.
+    CHECK_THROWS(check_reserved_end(l, INT64_MIN, INT64_MIN, INT64_MAX), numeric_out_of_range);
+    CHECK(contains(message_of([&] { check_reserved_end(l, -1, 1, INT64_MAX); }), "registry ts -1"));
 }
 
 TEST(crid_not_evicted) {
@@ -54,6 +57,8 @@ TEST(crid_not_evicted) {
     std::string m = message_of([&] { check_not_evicted(l, "crid_allocate", 99, 100); });
     CHECK(contains(m, "crid_allocate: second 2026-01-01 00:01:39"));
     CHECK(contains(m, "(registry ts 100)"));
+    CHECK(contains(message_of([&] { check_not_evicted(l, "f", INT64_MIN, INT64_MAX); }),
+                   "registry ts -9223372036854775808"));
 }
 
 TEST(crid_pack_at) {
