@@ -35,6 +35,7 @@ ISOLATION             += backfill_concurrent
 REGRESS               += snowflake_backfill
 # crid ids for past times (issue 13): crid_reserve, crid_pack, the eviction horizon.
 REGRESS               += crid_backfill
+ISOLATION             += crid_reserve_evict
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
 
