@@ -175,3 +175,15 @@ SELECT regress.error_of(format('SELECT crid_reserve(%L, 4294967296)', now() - in
 RESET crid.evict_min_age;
 RESET search_path;
 DROP SCHEMA crid_past CASCADE;
+
+-- In another database of this server, crid_reserve would reserve in a table
+-- crid_next never takes blocks from: refused.
+CREATE DATABASE crid_not_the_registry;
+\c crid_not_the_registry
+SET client_min_messages = warning;
+CREATE EXTENSION crid;
+\set VERBOSITY default
+SELECT crid_reserve('2026-06-01', 1);
+SELECT crid_pack('2026-06-01', 1) > 0 AS packing_works;
+\c contrib_regression
+DROP DATABASE crid_not_the_registry;

@@ -42,13 +42,13 @@ void require_registry_here() {
     char *here = get_database_name(MyDatabaseId);
     if (registry && here && std::strcmp(registry, here) == 0)
         return;
-    ereport(ERROR,
-            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-             errmsg("crid_reserve: database \"%s\" is not this server's crid registry", here ? here : "?"),
-             errdetail("crid_next() takes its blocks from the registry in database \"%s\" "
-                       "(crid.registry_database); a block reserved here could repeat its ids.",
-                       registry ? registry : ""),
-             errhint("Reserve in database \"%s\", and copy the ids, or backfill there.", registry ? registry : "")));
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("crid_reserve: database \"%s\" is not this server's crid registry", here ? here : "?"),
+                    errdetail("crid_next() takes its blocks from the registry in database \"%s\" "
+                              "(crid.registry_database); a block reserved here could repeat its ids.",
+                              registry ? registry : ""),
+                    errhint("Call crid_reserve in database \"%s\"; crid_pack works in any database.",
+                            registry ? registry : "")));
 }
 
 } // namespace
