@@ -2,22 +2,16 @@
 
 #include "boundary.hpp"
 #include "crid_settings.hpp"
+#include "registry_link.hpp"
 #include "registry_mark.hpp"
 
 #include "../core/clock.hpp"
 #include "../core/registry_guard.hpp"
 #include "../core/time_units.hpp"
 
-extern "C" {
-#include "access/xact.h"
-#include "catalog/pg_type_d.h"
-#include "executor/spi.h"
-#include "pgstat.h"
-#include "utils/snapmgr.h"
-}
-
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 namespace crid::pg::crid_ids {
 
@@ -67,7 +61,7 @@ struct Round {
     ids::RegistryGuard after;  // the guard once the round is committed
 };
 
-enum class Outcome { committed, no_extension, failed };
+enum class Outcome { committed, unavailable, failed };
 
 // The Unix second a registry second begins in.
 int64_t unix_second_of(const ids::Layout &l, int64_t ts) { return l.epoch_unix_ms / core::ms_per_s + ts; }
@@ -123,132 +117,136 @@ bool sync_guard(const ids::Layout &l) {
     return true;
 }
 
-// The schema crid is installed in, quoted, or false when it is not installed.
-// Runs inside the worker's transaction.
-bool extension_schema(char *out, size_t size) {
-    // Every name qualified (and search_path is pg_catalog, see the worker):
-    // the worker runs as a superuser, so an object another role created in a
-    // schema on the path must never be picked up.
-    if (SPI_execute("SELECT pg_catalog.quote_ident(n.nspname::pg_catalog.text) FROM pg_catalog.pg_extension e "
-                    "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
-                    "WHERE e.extname OPERATOR(pg_catalog.=) 'crid'::pg_catalog.name",
-                    true, 1) != SPI_OK_SELECT ||
-        SPI_processed != 1)
-        return false;
-    std::snprintf(out, size, "%s", SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
-    return true;
+// One int8 column of one row into an int64 (found stays false for no row).
+struct Int8Row {
+    bool found = false;
+    int64_t value = 0;
+};
+void int8_sink(void *context, int columns, const char *const *values) noexcept {
+    auto *row = static_cast<Int8Row *>(context);
+    if (columns < 1 || !values[0])
+        return;
+    row->found = true;
+    row->value = std::strtoll(values[0], nullptr, 10);
 }
 
 // The registry primitive of the Go crid library, run directly rather than
 // through crid_allocate(), so no function, operator or setting a database
-// owner can create changes what runs: one upsert that reserves `size`
-// sequences of second `ts` and returns the new next_seq. A second without
-// room for the block is left untouched and returns no row (false), its own
-// condition rather than an error.
-bool upsert(const char *schema, int64_t ts, int64_t size, int64_t space, int64_t &end) {
-    char query[NAMEDATALEN * 2 + 512];
-    std::snprintf(query, sizeof query,
-                  "INSERT INTO %s.crid_allocations AS a (ts, next_seq) VALUES ($1, $2) "
+// owner can create changes what runs: one upsert that reserves $2 sequences
+// of second $1 and returns the new next_seq. A second without room for the
+// block ($3 is the largest next_seq the block may start from) is left
+// untouched and returns no row, its own condition rather than an error.
+void upsert_sql(char *out, size_t size, const char *table) {
+    std::snprintf(out, size,
+                  "INSERT INTO %s AS a (ts, next_seq) VALUES ($1::pg_catalog.int8, $2::pg_catalog.int8) "
                   "ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq OPERATOR(pg_catalog.+) EXCLUDED.next_seq "
-                  "WHERE a.next_seq OPERATOR(pg_catalog.<=) $3 RETURNING a.next_seq",
-                  schema);
-    Oid types[3] = {INT8OID, INT8OID, INT8OID};
-    Datum values[3] = {Int64GetDatum(ts), Int64GetDatum(size), Int64GetDatum(space - size)};
-    if (SPI_execute_with_args(query, 3, types, values, nullptr, false, 1) != SPI_OK_INSERT_RETURNING)
-        elog(ERROR, "crid: the registry upsert did not run");
-    if (SPI_processed == 0)
-        return false;
-    bool isnull;
-    end = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-    return true;
+                  "WHERE a.next_seq OPERATOR(pg_catalog.<=) $3::pg_catalog.int8 RETURNING a.next_seq",
+                  table);
 }
 
-// The registry's next_seq of second `ts`, or -1 when it has no row.
-int64_t row_of(const char *schema, int64_t ts) {
-    char query[NAMEDATALEN * 2 + 160];
-    std::snprintf(query, sizeof query,
-                  "SELECT a.next_seq FROM %s.crid_allocations a WHERE a.ts OPERATOR(pg_catalog.=) $1", schema);
-    Oid types[1] = {INT8OID};
-    Datum values[1] = {Int64GetDatum(ts)};
-    if (SPI_execute_with_args(query, 1, types, values, nullptr, true, 1) != SPI_OK_SELECT)
-        elog(ERROR, "crid: the registry row check did not run");
-    if (SPI_processed == 0)
-        return -1;
-    bool isnull;
-    return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+// The registry's next_seq of second $1 (no row when it has none).
+void row_sql(char *out, size_t size, const char *table) {
+    std::snprintf(out, size, "SELECT a.next_seq FROM %s a WHERE a.ts OPERATOR(pg_catalog.=) $1::pg_catalog.int8",
+                  table);
 }
 
-// One transaction: the row check of the guard's last second (when the round
-// moves to a later one that crid_evict could not have deleted yet), up to
-// r.count blocks of r.ts, the guard's verdict on each, and the registry mark
-// for the accepted ones; then one commit (and flush: synchronous_commit is
-// pinned on) before any of them is published. An ERROR is caught, reported
-// and rolls everything back.
-Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
+// Makes the registry mark cover a second before any of its ids is served;
+// false (a gap: the blocks are reserved, never served) when it cannot.
+bool cover_mark(int64_t unix_s, int64_t sequence, registry::Failure &failure) {
     MemoryContext caller_context = CurrentMemoryContext;
-    volatile Outcome result = Outcome::failed;
+    volatile bool ok = false;
     PG_TRY();
     {
-        SetCurrentStatementStartTimestamp();
-        StartTransactionCommand();
-        SPI_connect();
-        PushActiveSnapshot(GetTransactionSnapshot());
-        pgstat_report_activity(STATE_RUNNING, "reserving crid blocks");
-        char schema[NAMEDATALEN * 2 + 3];
-        if (!extension_schema(schema, sizeof schema)) {
-            result = Outcome::no_extension;
-        } else {
-            r.after = guard;
-            // (A mark set by crid_reset_high_water() names a second, not a
-            // block: sequence 0, nothing to find.)
-            if (guard.known() && guard.last_end() > 0 && r.ts > guard.last_ts() &&
-                guard.last_ts() >= now_ts - min_evict_age_s && guard.last_ts() != regression_reported_ts) {
-                r.row_ts = guard.last_ts();
-                r.row_end = guard.last_end();
-                r.row_sequence = row_of(schema, r.row_ts);
-                r.row_missing = r.row_sequence < r.row_end;
-                if (r.row_missing)
-                    r.after.went_backwards();
-            }
-            for (int i = 0; i < r.count; ++i) {
-                int64_t end;
-                if (!upsert(schema, r.ts, r.size, ids::sequence_space(l), end)) {
-                    r.second_full = true;
-                    break;
-                }
-                r.starts[r.got++] = end - r.size;
-            }
-            bool any = false;
-            for (int i = 0; i < r.got; ++i)
-                any |= r.accepted[i] = r.after.accept(r.ts, r.starts[i], r.size);
-            // Before the commit: a mark ahead of blocks that then roll back
-            // is harmless, a served block beyond the mark is not.
-            if (any)
-                registry_mark::cover(unix_second_of(l, r.ts), r.after.last_end());
-            result = Outcome::committed;
-        }
-        SPI_finish();
-        PopActiveSnapshot();
-        CommitTransactionCommand();
-        pgstat_report_activity(STATE_IDLE, nullptr);
+        registry_mark::cover(unix_s, sequence);
+        ok = true;
     }
     PG_CATCH();
     {
         MemoryContextSwitchTo(caller_context);
         ErrorData *error = CopyErrorData();
         FlushErrorState();
-        AbortCurrentTransaction();
-        pgstat_report_activity(STATE_IDLE, nullptr);
-        char detail[256];
-        std::snprintf(detail, sizeof detail, "%s", error->message);
-        int sqlstate = error->sqlerrcode;
+        registry::set_failure(failure, error->sqlerrcode, "%s", error->message);
         FreeErrorData(error);
-        pg_atomic_fetch_add_u64(&shared()->registry_failures, 1);
-        report(WorkerState::failing, sqlstate, detail);
-        result = Outcome::failed;
     }
     PG_END_TRY();
-    return result;
+    return ok;
+}
+
+// One registry transaction, committed before anything of it is used: the
+// row check of the guard's last second (when the round moves to a later one
+// that crid_evict could not have deleted yet) and up to r.count blocks of
+// r.ts; then the guard's verdict on each, and the registry mark for the
+// accepted ones before any is published. A remote registry gets the whole
+// transaction in one round trip.
+Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
+    const registry::Location *where = registry::located();
+    if (!where)
+        return Outcome::unavailable;
+    char upsert[sizeof where->table + 320], row[sizeof where->table + 160];
+    upsert_sql(upsert, sizeof upsert, where->table);
+    row_sql(row, sizeof row, where->table);
+    char ts_text[24], size_text[24], limit_text[24], row_ts_text[24];
+    std::snprintf(ts_text, sizeof ts_text, "%lld", static_cast<long long>(r.ts));
+    std::snprintf(size_text, sizeof size_text, "%lld", static_cast<long long>(r.size));
+    std::snprintf(limit_text, sizeof limit_text, "%lld", static_cast<long long>(ids::sequence_space(l) - r.size));
+
+    registry::Statement statements[1 + max_blocks_per_commit];
+    int n = 0;
+    r.after = guard;
+    Int8Row checked;
+    // (A mark set by crid_reset_high_water() names a second, not a block:
+    // sequence 0, nothing to find.)
+    bool check_row = guard.known() && guard.last_end() > 0 && r.ts > guard.last_ts() &&
+                     guard.last_ts() >= now_ts - min_evict_age_s && guard.last_ts() != regression_reported_ts;
+    if (check_row) {
+        r.row_ts = guard.last_ts();
+        r.row_end = guard.last_end();
+        std::snprintf(row_ts_text, sizeof row_ts_text, "%lld", static_cast<long long>(r.row_ts));
+        registry::Statement &st = statements[n++];
+        st.sql = row;
+        st.nparams = 1;
+        st.params[0] = row_ts_text;
+        st.sink = int8_sink;
+        st.context = &checked;
+    }
+    Int8Row ends[max_blocks_per_commit];
+    for (int i = 0; i < r.count; ++i) {
+        registry::Statement &st = statements[n++];
+        st.sql = upsert;
+        st.nparams = 3;
+        st.params[0] = ts_text;
+        st.params[1] = size_text;
+        st.params[2] = limit_text;
+        st.sink = int8_sink;
+        st.context = &ends[i];
+    }
+    registry::Failure failure;
+    if (!registry::run(statements, n, true, failure)) {
+        registry::report_failure(failure);
+        return Outcome::failed;
+    }
+    if (check_row) {
+        r.row_sequence = checked.found ? checked.value : -1;
+        r.row_missing = r.row_sequence < r.row_end;
+        if (r.row_missing)
+            r.after.went_backwards();
+    }
+    // A block that did not fit leaves the second full, and so would every
+    // block after it.
+    for (int i = 0; i < r.count && ends[i].found; ++i)
+        r.starts[r.got++] = ends[i].value - r.size;
+    r.second_full = r.got < r.count;
+    bool any = false;
+    for (int i = 0; i < r.got; ++i)
+        any |= r.accepted[i] = r.after.accept(r.ts, r.starts[i], r.size);
+    // The blocks are committed; none is served before the mark covers it.
+    // A mark ahead of blocks never served is harmless, a served block
+    // beyond the mark is not.
+    if (any && !cover_mark(unix_second_of(l, r.ts), r.after.last_end(), failure)) {
+        registry::report_failure(failure);
+        return Outcome::failed;
+    }
+    return Outcome::committed;
 }
 
 // WARNING and counter for a registry that went backwards; the guard has
@@ -279,7 +277,7 @@ void report(WorkerState state, int sqlstate, const char *detail) {
     set_status(state, detail);
     if (state == WorkerState::serving) {
         if (logged_state != WorkerState::serving)
-            ereport(LOG, (errmsg("crid: reserving blocks again in database \"%s\"", registry_database())));
+            ereport(LOG, (errmsg("crid: reserving blocks again in %s", registry::session().name())));
         logged_state = state;
         logged_sqlstate = 0;
         return;
@@ -333,13 +331,6 @@ bool refill() {
         int64_t t0 = core::monotonic_ns();
         Outcome outcome = reserve(r, l, now_ts);
         int64_t us = (core::monotonic_ns() - t0) / core::ns_per_us;
-        if (outcome == Outcome::no_extension) {
-            char detail[256];
-            std::snprintf(detail, sizeof detail, "extension \"crid\" is not installed in database \"%s\"",
-                          registry_database());
-            report(WorkerState::no_extension, 0, detail);
-            return false;
-        }
         if (outcome != Outcome::committed)
             return false;
         guard = r.after;

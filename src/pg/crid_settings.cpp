@@ -3,6 +3,8 @@
 #include "boundary.hpp"
 #include "settings_support.hpp"
 
+#include "../core/registry_table.hpp"
+
 #include <cstdio>
 #include <cstring>
 
@@ -20,6 +22,11 @@ int evict_min_age_setting = 86400;
 
 core::crid_ids::Layout loaded;
 LayoutSource loaded_from;
+
+char *registry_table_text = nullptr;
+RegistryTable parsed_table;
+char parsed_table_text[512] = "";
+bool table_parsed = false;
 
 } // namespace
 
@@ -42,6 +49,12 @@ void define_settings() {
     DefineCustomStringVariable("crid.registry_database",
                                "Database whose crid_allocations table the background worker reserves blocks in.",
                                nullptr, &registry_database_text, "postgres", fixed, 0, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable("crid.registry_table",
+                               "The registry table, when it is not the extension's own crid_allocations.",
+                               "A name as the Go crid library's postgres.WithTable() takes it (schema.table; "
+                               "public when unqualified), in the registry database. Empty: crid_allocations of "
+                               "the crid extension there.",
+                               &registry_table_text, "", fixed, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         "crid.allocation_timeout", "How long crid_next() waits for a block before it raises an error.", nullptr,
         &allocation_timeout_setting, 5000, 0, 3600 * 1000, PGC_USERSET, GUC_UNIT_MS, nullptr, nullptr, nullptr);
@@ -67,6 +80,30 @@ const core::crid_ids::Layout &layout() {
     if (!loaded_from.matches(epoch_text, {timestamp_bits}))
         load_layout();
     return loaded;
+}
+
+void load_registry_table() {
+    const char *text = registry_table_text ? registry_table_text : "";
+    RegistryTable t;
+    // Only bytes leave the guard: the parsed names are copied inside it.
+    pg::guarded([&] {
+        std::string_view v(text);
+        if (v.find_first_not_of(" \t\r\n") == std::string_view::npos)
+            return;
+        core::registry::TableName name = core::registry::parse_table_name(v);
+        t.set = true;
+        std::snprintf(t.schema, sizeof t.schema, "%s", name.schema.c_str());
+        std::snprintf(t.name, sizeof t.name, "%s", name.name.c_str());
+    });
+    parsed_table = t;
+    std::snprintf(parsed_table_text, sizeof parsed_table_text, "%s", text);
+    table_parsed = true;
+}
+
+const RegistryTable &registry_table() {
+    if (!table_parsed || std::strcmp(parsed_table_text, registry_table_text ? registry_table_text : "") != 0)
+        load_registry_table();
+    return parsed_table;
 }
 
 int block_size() { return block_size_setting; }

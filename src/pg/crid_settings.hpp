@@ -25,6 +25,18 @@ void load_layout();
 // The layout (loaded on first use in a backend that did not preload crid).
 const core::crid_ids::Layout &layout();
 
+// crid.registry_table (issue 14): the registry table when it is not the
+// extension's own crid_allocations, parsed (core/registry_table.hpp).
+struct RegistryTable {
+    bool set = false; // false: the extension's own crid_allocations
+    char schema[NAMEDATALEN] = "";
+    char name[NAMEDATALEN] = "";
+};
+// ERROR naming the setting when its text is no table name; when preloaded
+// this runs in _PG_init, so a bad value stops the server start.
+void load_registry_table();
+const RegistryTable &registry_table();
+
 int block_size();
 int threshold();
 const char *registry_database();

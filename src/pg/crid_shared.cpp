@@ -24,9 +24,10 @@ void init_shared(CridShared *memory, LWLock *mark_lock) {
     memory->state = WorkerState::not_started;
     memory->worker_pid = 0;
     memory->detail[0] = '\0';
-    for (pg_atomic_uint64 *c : {&memory->blocks_reserved, &memory->ids_reserved, &memory->registry_failures,
-                                &memory->registry_commits, &memory->registry_us_total, &memory->registry_us_max,
-                                &memory->sync_waits, &memory->wait_timeouts, &memory->registry_regressions})
+    for (pg_atomic_uint64 *c :
+         {&memory->blocks_reserved, &memory->ids_reserved, &memory->registry_failures, &memory->registry_commits,
+          &memory->registry_us_total, &memory->registry_us_max, &memory->sync_waits, &memory->wait_timeouts,
+          &memory->registry_regressions, &memory->registry_round_trips, &memory->registry_last_us})
         pg_atomic_init_u64(c, 0);
     memory->worker_failures = 0;
     memory->registry_database_missing = false;

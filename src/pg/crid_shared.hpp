@@ -28,6 +28,7 @@ enum class WorkerState : int {
     connecting,   // connecting to crid.registry_database (or pausing before it after failures)
     no_database,  // crid.registry_database does not exist; the worker waits for it
     no_extension, // connected, but CREATE EXTENSION crid was not run there
+    bad_table,    // crid.registry_table names no table of the registry's shape there
     failing,      // a reservation failed; `detail` says why
     serving,      // reserving blocks normally
 };
@@ -51,6 +52,8 @@ struct CridShared {
     pg_atomic_uint64 sync_waits;
     pg_atomic_uint64 wait_timeouts;
     pg_atomic_uint64 registry_regressions; // times the registry was seen to go backwards
+    pg_atomic_uint64 registry_round_trips; // registry transactions of any kind (blocks, leases, checks)
+    pg_atomic_uint64 registry_last_us;     // how long the last one took
 
     // Across worker processes (status_lock): consecutive failed worker
     // processes, for the pause before the next one starts, and whether the

@@ -88,6 +88,12 @@ void raise_timeout(pg::crid_ids::CridShared *s) {
     } else if (state == WorkerState::no_extension) {
         why = "the registry database does not have the crid extension";
         std::snprintf(hint, sizeof hint, "Run CREATE EXTENSION crid in database \"%s\".", database);
+    } else if (state == WorkerState::bad_table) {
+        why = "crid.registry_table does not name a registry table";
+        std::snprintf(hint, sizeof hint,
+                      "The registry table needs the columns ts bigint and next_seq bigint NOT NULL and a primary key "
+                      "on ts, as the Go crid library's EnsureSchema creates it. Create it, or set crid.registry_table "
+                      "to the table the Go services use, and restart the server.");
     } else if (state == WorkerState::failing) {
         why = "the crid background worker could not reserve a block";
         std::snprintf(hint, sizeof hint,

@@ -30,6 +30,7 @@ void _PG_init(void) {
     if (process_shared_preload_libraries_in_progress) {
         crid::pg::snowflake::load_server_layout();
         crid::pg::crid_ids::load_layout();
+        crid::pg::crid_ids::load_registry_table();
         crid::pg::install_shared_memory_hooks();
         crid::pg::crid_ids::register_worker();
         crid::pg::high_water::register_keeper();

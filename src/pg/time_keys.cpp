@@ -9,6 +9,9 @@
 extern "C" {
 #include "access/stratnum.h"
 #include "catalog/pg_am_d.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "utils/syscache.h"
 #include "catalog/pg_type_d.h"
 #include "commands/defrem.h"
 #include "nodes/makefuncs.h"
@@ -127,10 +130,11 @@ Expr *key_comparison(Family family, int strategy, Expr *arg, Expr *rhs) {
 }
 
 Oid function_in(Oid nsp, const char *name, int nargs, const Oid *argtypes) {
-    char *schema = get_namespace_name(nsp);
-    if (!schema)
-        return InvalidOid;
-    return LookupFuncName(list_make2(makeString(schema), makeString(pstrdup(name))), nargs, argtypes, true);
+    // Straight from the catalog cache: a lookup by qualified name would check
+    // USAGE on the schema, and fail every query of a role without it when
+    // crid lives in a schema of its own (CREATE EXTENSION crid SCHEMA crid).
+    return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid, CStringGetDatum(name),
+                           PointerGetDatum(buildoidvector(argtypes, nargs)), ObjectIdGetDatum(nsp));
 }
 
 Expr *call(Oid funcid, Oid rettype, List *args) {

@@ -1,0 +1,60 @@
+#include "registry_link.hpp"
+
+#include "crid_reserve.hpp"
+
+#include "../core/clock.hpp"
+#include "../core/time_units.hpp"
+
+namespace crid::pg::registry {
+
+namespace {
+
+Location location;
+bool location_known = false;
+
+} // namespace
+
+Session &session() { return local_session(); }
+
+const Location *located() {
+    if (location_known)
+        return &location;
+    Failure failure;
+    switch (locate(session(), location, failure)) {
+    case Found::ok:
+        location_known = true;
+        return &location;
+    case Found::no_extension:
+        crid_ids::report(crid_ids::WorkerState::no_extension, 0, failure.message);
+        return nullptr;
+    case Found::bad_table:
+        crid_ids::report(crid_ids::WorkerState::bad_table, failure.sqlstate, failure.message);
+        return nullptr;
+    case Found::failed:
+        break;
+    }
+    forget(failure);
+    report_failure(failure);
+    return nullptr;
+}
+
+void forget(const Failure &) { location_known = false; }
+
+bool run(Statement *statements, int count, bool commit, Failure &failure) {
+    crid_ids::CridShared *s = crid_ids::shared();
+    int64_t t0 = core::monotonic_ns();
+    bool ok = session().run(statements, count, commit, failure);
+    uint64 us = uint64((core::monotonic_ns() - t0) / core::ns_per_us);
+    pg_atomic_fetch_add_u64(&s->registry_round_trips, 1);
+    pg_atomic_write_u64(&s->registry_last_us, us);
+    if (!ok)
+        forget(failure);
+    return ok;
+}
+
+void report_failure(const Failure &failure) {
+    pg_atomic_fetch_add_u64(&crid_ids::shared()->registry_failures, 1);
+    crid_ids::report(crid_ids::WorkerState::failing, failure.sqlstate, failure.message);
+}
+
+} // namespace crid::pg::registry

@@ -1,0 +1,32 @@
+// The worker's link to its registry: the session (local or remote) and where
+// the registry's tables are on it, found once and again after any failure
+// (a dropped or recreated table, a new connection).
+#pragma once
+
+#include "postgres_headers.hpp"
+
+#include "crid_shared.hpp"
+#include "registry_location.hpp"
+#include "registry_session.hpp"
+
+namespace crid::pg::registry {
+
+// The session the worker uses: remote when crid.registry is set.
+Session &session();
+
+// The registry's location, finding it when not known; false with the
+// worker's state and log updated when it cannot be found.
+const Location *located();
+
+// Forgets the location (after a failed statement) and, for `failure.lost`,
+// the remote connection too.
+void forget(const Failure &failure);
+
+// Runs a batch on the session (see Session::run), timing it into the
+// registry latency counters, and forgets the location when it fails.
+bool run(Statement *statements, int count, bool commit, Failure &failure);
+
+// Reports a failed batch as the worker's state (logged once per cause).
+void report_failure(const Failure &failure);
+
+} // namespace crid::pg::registry
