@@ -10,7 +10,7 @@ section_latency() {
     labels+=('uuid_generate_v7()') types+=(uuid) exprs+=('uuid_generate_v7()')
     labels+=('snowflake_next()') types+=(bigint) exprs+=('snowflake_next()')
     labels+=('crid_next()') types+=(bigint) exprs+=('crid_next()')
-    local stats=() logdir script
+    local stats=() writes=() logdir script
     logdir=$(mktemp -d "$BENCH_DIR/latency.XXXXXX")
     chmod 777 "$logdir"
     for i in "${!labels[@]}"; do
@@ -19,8 +19,11 @@ section_latency() {
         echo "INSERT INTO lat (payload) VALUES (1);" >"$script"
         chmod 644 "$script"
         rm -f "$logdir"/lat_*
+        local before
+        before=$(mark_writes)
         (cd "$logdir" && as_pg "$(pg_bindir)/pgbench" -n -M prepared -h "$BENCH_DIR" -p "$BENCH_PORT" -c 4 -j 2 \
             -T "$secs" -f "$script" --log --log-prefix=lat_$i postgres >/dev/null 2>&1)
+        writes+=("$(awk -v b="$before" -v a="$(mark_writes)" 'BEGIN { split(b, x, "|"); split(a, y, "|"); print y[1] - x[1] "|" y[2] - x[2] }')")
         # Column 3 of pgbench's transaction log: the transaction's latency in us.
         stats+=("$(cat "$logdir"/lat_"$i"* | awk '{ print $3 }' | sort -n | awk '
             { v[NR] = $1 }
@@ -36,17 +39,26 @@ section_latency() {
     table=$(for i in "${!labels[@]}"; do
         IFS='|' read -r n p50 p99 p999 p9999 max <<<"${stats[$i]}"
         IFS='|' read -r _ b50 b99 b999 b9999 bmax <<<"${stats[0]}"
+        IFS='|' read -r by_backends by_keeper <<<"${writes[$i]}"
         awk -v l="${labels[$i]}" -v n="$n" -v a="$p50" -v b="$p99" -v c="$p999" -v d="$p9999" -v e="$max" \
-            -v A="$b50" -v B="$b99" -v C="$b999" -v D="$b9999" -v E="$bmax" 'BEGIN {
-            printf "`%s`|%d|%d (%.2fx)|%d (%.2fx)|%d (%.2fx)|%d (%.2fx)|%d (%.2fx)\n", l, n,
-                a, a / A, b, b / B, c, c / C, d, d / D, e, e / E }'
-    done | md_table "key (column DEFAULT)|inserts|p50 us|p99 us|p99.9 us|p99.99 us|max us")
+            -v A="$b50" -v B="$b99" -v C="$b999" -v D="$b9999" -v E="$bmax" -v w="$by_backends" -v k="$by_keeper" 'BEGIN {
+            printf "`%s`|%d|%d (%.2fx)|%d (%.2fx)|%d (%.2fx)|%d (%.2fx)|%d (%.2fx)|%d / %d\n", l, n,
+                a, a / A, b, b / B, c, c / C, d, d / D, e, e / E, w, k }'
+    done | md_table "key (column DEFAULT)|inserts|p50 us|p99 us|p99.9 us|p99.99 us|max us|mark writes: by backends / by the keeper")
     echo "## Single-row INSERT latency"
     echo
     echo "pgbench, 4 clients on $(nproc) cores for ${secs}s per key, \`INSERT INTO lat (payload) VALUES (1)\` with the"
     echo "key as the column DEFAULT; \`fsync = on\`, \`synchronous_commit = off\`. Latencies from pgbench's"
     echo "per-transaction log, in microseconds; in brackets the ratio to bigserial at the same percentile."
+    echo "The last column counts the fsynced writes of the high-water mark (snowflake and UUIDv7) during"
+    echo "the run: by a minting backend, which waits for it, and by the background keeper, which no id waits for."
     echo
     echo "$table"
     printf '%s\n\n%s\n' "Single-row INSERT latency in us, fsync on, synchronous_commit off (ratio to bigserial):" "$table" | headline latency
+}
+
+# The high-water mark's writes so far: "by backends|by the keeper".
+mark_writes() {
+    bench_psql -Atq -c "SELECT string_agg(value::text, '|' ORDER BY metric DESC) FROM crid_stats()
+                        WHERE family = 'snowflake' AND metric IN ('high_water_writes', 'high_water_keeper_writes')"
 }
