@@ -318,7 +318,9 @@ INSERT INTO regress.bad_input VALUES
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['1', 'NULL'], 'null'),
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['4294967295', '-32768'], 'ok'),
 -- The registry table (issue 14): crid.registry_table is not set here
-('crid_registry_table()', '{}', 'ok');
+('crid_registry_table()', '{}', 'ok'),
+-- A fleet on one registry (issue 8): no arguments to get wrong
+('crid_registry_status()', '{}', 'ok');
 \set ECHO all
 
 -- What a call of `fn` with `args` did: 'ok', 'null', or its SQLSTATE.

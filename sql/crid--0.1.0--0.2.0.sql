@@ -595,3 +595,20 @@ BEGIN
     RETURN deleted;
 END
 $$;
+
+------------------------------------------------------------------------------
+-- A fleet of servers on one registry (issue 8): crid.registry names a remote
+-- registry server the block reserver reaches over libpq.
+------------------------------------------------------------------------------
+
+-- What the block reserver last saw of its registry: where it is (never a
+-- password), its state and last error, the connection to a remote registry,
+-- and the latency of its last round trip.
+CREATE FUNCTION crid_registry_status(
+    OUT registry text, OUT remote boolean, OUT state text, OUT detail text, OUT connected boolean,
+    OUT connects bigint, OUT round_trips bigint, OUT last_round_trip_us bigint)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'crid_registry_status'
+    LANGUAGE C VOLATILE PARALLEL SAFE ROWS 1;
+COMMENT ON FUNCTION crid_registry_status() IS
+    'the crid block reserver''s registry: where it is, its state and last error, connection and latency';

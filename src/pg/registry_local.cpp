@@ -3,7 +3,7 @@
 // worker's own; an ERROR inside is caught here and rolls it back.
 #include "registry_session.hpp"
 
-#include "crid_settings.hpp"
+#include "fleet_settings.hpp"
 
 extern "C" {
 #include "access/xact.h"
@@ -37,7 +37,6 @@ class LocalSession final : public Session {
 
   private:
     bool open_ = false;
-    mutable char name_[NAMEDATALEN + 16] = "";
 };
 
 } // namespace
@@ -120,10 +119,7 @@ bool LocalSession::finish(bool commit, Failure &failure) {
     return true;
 }
 
-const char *LocalSession::name() const {
-    std::snprintf(name_, sizeof name_, "database \"%s\"", crid_ids::registry_database());
-    return name_;
-}
+const char *LocalSession::name() const { return fleet::registry_name(); }
 
 LocalSession local;
 

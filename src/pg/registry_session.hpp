@@ -69,4 +69,8 @@ void execute_here(Statement &statement);
 // The session of the local registry database (the worker is connected to it).
 Session &local_session();
 
+// The session of the remote registry (crid.registry), connecting on first
+// use (CridShared counts connections and says whether one is open).
+Session &remote_session();
+
 } // namespace crid::pg::registry

@@ -46,7 +46,9 @@ PG_FUNCTION_INFO_V1(crid_stats);
 // id and waited), wait_timeouts, registry_failures, registry_us_total /
 // registry_us_max (time of a reservation transaction), registry_regressions
 // (times the registry was seen to go backwards), registry_round_trips and
-// registry_last_us (every registry transaction: blocks, checks, leases). State, 1 while a family
+// registry_last_us (every registry transaction: blocks, checks, leases),
+// registry_connected / registry_connects (a remote registry; crid_registry_status()
+// has its state and last error). State, 1 while a family
 // refuses to mint: snowflake layout_changed and high_water_damaged, uuidv7
 // high_water_damaged, crid registry_mark_damaged.
 Datum crid_stats(PG_FUNCTION_ARGS) {
@@ -87,6 +89,9 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
     put_row(rsinfo, "crid", -1, "registry_regressions", pg_atomic_read_u64(&blocks->registry_regressions));
     put_row(rsinfo, "crid", -1, "registry_round_trips", pg_atomic_read_u64(&blocks->registry_round_trips));
     put_row(rsinfo, "crid", -1, "registry_last_us", pg_atomic_read_u64(&blocks->registry_last_us));
+    // A remote registry (crid.registry): 1 while connected, connections made.
+    put_row(rsinfo, "crid", -1, "registry_connected", pg_atomic_read_u32(&blocks->registry_connected));
+    put_row(rsinfo, "crid", -1, "registry_connects", pg_atomic_read_u64(&blocks->registry_connects));
     put_row(rsinfo, "crid", -1, "registry_mark_damaged",
             pg_atomic_read_u32(&blocks->mark_refusal) == uint32(crid::pg::Refusal::mark_damaged));
     return (Datum)0;
