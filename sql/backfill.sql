@@ -87,14 +87,6 @@ CREATE TABLE bf_bad (id bigint PRIMARY KEY, created_at timestamptz, new_id uuid,
                      doubled bigint GENERATED ALWAYS AS (id * 2) STORED);
 INSERT INTO bf_bad VALUES (1, '2026-01-01', NULL), (2, '2026-01-02', NULL);
 CREATE VIEW bf_view AS SELECT * FROM bf_bad;
--- SQLSTATE and message of a statement's error.
-CREATE FUNCTION regress.error_of(query text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE query;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
 SELECT regress.error_of(format('CALL crid_backfill(%s)', args)) AS error, args FROM unnest(ARRAY[
     $$'bf_nosuch', 'new_id', 'gen_random_uuid()'$$,
     $$'bf_bad', 'no_such_column', 'gen_random_uuid()'$$,

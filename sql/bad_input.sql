@@ -320,7 +320,65 @@ INSERT INTO regress.bad_input VALUES
 -- The registry table (issue 14): crid.registry_table is not set here
 ('crid_registry_table()', '{}', 'ok'),
 -- A fleet on one registry (issue 8): no arguments to get wrong
-('crid_registry_status()', '{}', 'ok');
+('crid_registry_status()', '{}', 'ok'),
+-- Ids for past times, snowflake: NULL is 22004, a field beyond its width
+-- 22003, a time outside the layout 22008 (sql/snowflake_backfill.sql)
+('snowflake_pack(timestamptz, integer, integer)', ARRAY['NULL', '1', '1'], '22004'),
+('snowflake_pack(timestamptz, integer, integer)', ARRAY['now()', 'NULL', '1'], '22004'),
+('snowflake_pack(timestamptz, integer, integer)', ARRAY['now()', '1', 'NULL'], '22004'),
+('snowflake_pack(timestamptz, integer, integer)', ARRAY[$$'infinity'$$, '1', '1'], '22008'),
+('snowflake_pack(timestamptz, integer, integer)', ARRAY[$$'-infinity'$$, '1', '1'], '22008'),
+('snowflake_pack(timestamptz, integer, integer)', ARRAY[$$'2025-12-31 23:59:59.999+00'$$, '1', '1'], '22008'),
+('snowflake_pack(timestamptz, integer, integer)', ARRAY[$$'2095-09-07 15:47:35.552+00'$$, '1', '1'], '22008'),
+('snowflake_pack(timestamptz, integer, integer)', ARRAY[$$'294276-12-31 23:59:59+00'$$, '1', '1'], '22008'),
+('snowflake_pack(timestamptz, integer, integer)', ARRAY['now()', '1024', '1'], '22003'),
+('snowflake_pack(timestamptz, integer, integer)', ARRAY['now()', '-2147483648', '1'], '22003'),
+('snowflake_pack(timestamptz, integer, integer)', ARRAY['now()', '1', '4096'], '22003'),
+('snowflake_pack(timestamptz, integer, integer)', ARRAY['now()', '1', '-1'], '22003'),
+('snowflake_pack(timestamptz, integer, integer)', ARRAY['now()', '1000', '4095'], 'ok'), -- the backfill node
+('snowflake_pack(timestamptz, integer, integer)', ARRAY[$$'2095-09-07 15:47:35.551+00'$$, '1023', '4095'], 'ok'),
+('snowflake_pack(timestamptz, integer, integer, integer)', ARRAY['NULL', '1', '1', '0'], '22004'),
+('snowflake_pack(timestamptz, integer, integer, integer)', ARRAY['now()', 'NULL', '1', '0'], '22004'),
+('snowflake_pack(timestamptz, integer, integer, integer)', ARRAY['now()', '1', 'NULL', '0'], '22004'),
+('snowflake_pack(timestamptz, integer, integer, integer)', ARRAY['now()', '1', '1', 'NULL'], '22004'),
+('snowflake_pack(timestamptz, integer, integer, integer)', ARRAY['now()', '1', '1', '1'], '22003'), -- no gene bits here
+('snowflake_pack(timestamptz, integer, integer, integer)', ARRAY['now()', '1', '1', '-1'], '22003'),
+('snowflake_pack(timestamptz, integer, integer, integer)', ARRAY['now()', '1', '1', '0'], 'ok'),
+('snowflake_pack(timestamptz, integer, integer, text)', ARRAY['NULL', '1', '1', $$'twitter'$$], '22004'),
+('snowflake_pack(timestamptz, integer, integer, text)', ARRAY['now()', 'NULL', '1', $$'twitter'$$], '22004'),
+('snowflake_pack(timestamptz, integer, integer, text)', ARRAY['now()', '1', 'NULL', $$'twitter'$$], '22004'),
+('snowflake_pack(timestamptz, integer, integer, text)', ARRAY['now()', '1', '1', 'NULL'], '22004'),
+('snowflake_pack(timestamptz, integer, integer, text)', ARRAY['now()', '1', '1', $$'mars'$$], '22023'),
+('snowflake_pack(timestamptz, integer, integer, text)', ARRAY['now()', '1', '1', $$''$$], '22023'),
+('snowflake_pack(timestamptz, integer, integer, text)', ARRAY['now()', '1', '1', $$repeat('x', 100000)$$], '22023'),
+('snowflake_pack(timestamptz, integer, integer, text)', ARRAY[$$'2010-11-04 01:42:54.656+00'$$, '1', '1', $$'twitter'$$], '22008'),
+('snowflake_pack(timestamptz, integer, integer, text)', ARRAY['now()', '8192', '1', $$'instagram'$$], '22003'),
+('snowflake_pack(timestamptz, integer, integer, text)', ARRAY['now()', '1', '256', $$'sonyflake'$$], '22003'),
+('snowflake_pack(timestamptz, integer, integer, text)', ARRAY['now()', '65535', '255', $$'sonyflake'$$], 'ok'),
+('snowflake_pack(timestamptz, integer, integer, text)', ARRAY[$$'2080-07-10 17:30:30.208+00'$$, '1023', '4095', $$'twitter'$$], 'ok'),
+('snowflake_pack(timestamptz, integer, integer, integer, text)', ARRAY['NULL', '1', '1', '0', $$'twitter'$$], '22004'),
+('snowflake_pack(timestamptz, integer, integer, integer, text)', ARRAY['now()', 'NULL', '1', '0', $$'twitter'$$], '22004'),
+('snowflake_pack(timestamptz, integer, integer, integer, text)', ARRAY['now()', '1', 'NULL', '0', $$'twitter'$$], '22004'),
+('snowflake_pack(timestamptz, integer, integer, integer, text)', ARRAY['now()', '1', '1', 'NULL', $$'twitter'$$], '22004'),
+('snowflake_pack(timestamptz, integer, integer, integer, text)', ARRAY['now()', '1', '1', '0', 'NULL'], '22004'),
+('snowflake_pack(timestamptz, integer, integer, integer, text)', ARRAY['now()', '1', '1', '16', $$'epoch=2020-01-01,node=8,sequence=12,gene=4'$$], '22003'),
+('snowflake_pack(timestamptz, integer, integer, integer, text)', ARRAY['now()', '1', '1', '15', $$'epoch=2020-01-01,node=8,sequence=12,gene=4'$$], 'ok'),
+('snowflake_pack(timestamptz, integer, integer, integer, text)', ARRAY['now()', '1', '1', '0', $$'gene=4'$$], '22023'),
+('snowflake_pack(timestamptz, integer, integer, integer, text)', ARRAY[$$'infinity'$$, '1', '1', '0', $$'twitter'$$], '22008'),
+('snowflake_backfill_plan(regclass, name, name, text)', ARRAY['NULL', $$'id'$$, $$'t'$$, $$'p'$$], '22004'),
+('snowflake_backfill_plan(regclass, name, name, text)', ARRAY[$$'pg_class'$$, 'NULL', $$'t'$$, $$'p'$$], '22004'),
+('snowflake_backfill_plan(regclass, name, name, text)', ARRAY[$$'pg_class'$$, $$'oid'$$, 'NULL', $$'p'$$], '22004'),
+('snowflake_backfill_plan(regclass, name, name, text)', ARRAY[$$'pg_class'$$, $$'oid'$$, $$'t'$$, 'NULL'], '22004'),
+('snowflake_backfill_plan(regclass, name, name, text)', ARRAY[$$'pg_class'$$, $$'relname'$$, $$'t'$$, $$'p'$$], '42804'), -- not bigint
+('snowflake_backfill_plan(regclass, name, name, text)', ARRAY[$$'pg_tables'$$, $$'x'$$, $$'t'$$, $$'p'$$], '42809'), -- a view
+('snowflake_backfill_plan(regclass, name, name, text, integer, text)', ARRAY['NULL', $$'id'$$, $$'t'$$, $$'p'$$, '1', $$'crid'$$], '22004'),
+('snowflake_backfill_plan(regclass, name, name, text, integer, text)', ARRAY[$$'pg_class'$$, 'NULL', $$'t'$$, $$'p'$$, '1', $$'crid'$$], '22004'),
+('snowflake_backfill_plan(regclass, name, name, text, integer, text)', ARRAY[$$'pg_class'$$, $$'oid'$$, 'NULL', $$'p'$$, '1', $$'crid'$$], '22004'),
+('snowflake_backfill_plan(regclass, name, name, text, integer, text)', ARRAY[$$'pg_class'$$, $$'oid'$$, $$'t'$$, 'NULL', '1', $$'crid'$$], '22004'),
+('snowflake_backfill_plan(regclass, name, name, text, integer, text)', ARRAY[$$'pg_class'$$, $$'oid'$$, $$'t'$$, $$'p'$$, 'NULL', $$'crid'$$], '22004'),
+('snowflake_backfill_plan(regclass, name, name, text, integer, text)', ARRAY[$$'pg_class'$$, $$'oid'$$, $$'t'$$, $$'p'$$, '1', 'NULL'], '22004'),
+('snowflake_backfill_plan(regclass, name, name, text, integer, text)', ARRAY[$$'pg_class'$$, $$'nope'$$, $$'t'$$, $$'p'$$, '1', $$'crid'$$], '42703'),
+('snowflake_backfill_plan(regclass, name, name, text, integer, text)', ARRAY[$$'pg_class'$$, $$'relname'$$, $$'t'$$, $$'p'$$, '1', $$'mars'$$], '42804'); -- the table is checked first
 \set ECHO all
 
 -- What a call of `fn` with `args` did: 'ok', 'null', or its SQLSTATE.

@@ -38,6 +38,9 @@ FROM (VALUES
     ('set crid.snowflake_nodes', $$SET crid.snowflake_nodes = '0-1'$$),
     ('set crid.clock_borrow_ms', 'SET crid.clock_borrow_ms = 3600000'),
     ('set crid.evict_min_age', $$SET crid.evict_min_age = '1min'$$),
+    ('set crid.backfill_node', 'SET crid.backfill_node = 5'),
+    ('ALTER ROLE ... SET crid.backfill_node', 'ALTER ROLE regress_crid_nobody SET crid.backfill_node = 5'),
+    ('mint on crid.backfill_node', 'SELECT snowflake_next(1000)'),
     ('ALTER ROLE ... SET', 'ALTER ROLE regress_crid_nobody SET crid.node_id = 5'),
     ('ALTER DATABASE ... SET', $$DO 'BEGIN EXECUTE format(''ALTER DATABASE %I SET default_transaction_read_only = on'', current_database()); END'$$),
     ('reload the configuration', 'SELECT pg_reload_conf()'),
@@ -61,6 +64,7 @@ FROM (VALUES
 ORDER BY what;
 -- ALTER SYSTEM cannot run inside the function above.
 ALTER SYSTEM SET crid.node_id = 5;
+ALTER SYSTEM SET crid.backfill_node = 5;
 
 -- Objects it can create that a careless superuser process might pick up:
 -- each writes to the trap log when called.

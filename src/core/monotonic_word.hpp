@@ -8,6 +8,7 @@
 #include <atomic>
 #include <concepts>
 #include <cstdint>
+#include <utility>
 
 namespace crid::core {
 
@@ -32,6 +33,8 @@ concept AtomicWord = Word<A> && requires(A a, uint64_t v) {
 struct LocalWord {
     uint64_t value = 0;
     uint64_t load() const noexcept { return value; }
+    void store(uint64_t v) noexcept { value = v; }
+    uint64_t fetch_add(uint64_t v) noexcept { return std::exchange(value, value + v); }
     bool compare_exchange(uint64_t &expected, uint64_t desired) noexcept {
         if (value != expected) {
             expected = value;

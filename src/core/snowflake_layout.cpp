@@ -464,12 +464,20 @@ int64_t last_unix_ms(const Layout &l) noexcept { return unit_start_unix_ms(l, ma
 
 int64_t unix_ms_of(const Layout &l, int64_t id) { return unit_start_unix_ms(l, unpack(l, id).time_units); }
 
-int64_t floor_id(const Layout &l, int64_t unix_ms) {
+int64_t unit_containing(const Layout &l, int64_t unix_ms) {
     if (unix_ms < l.epoch_unix_ms || unix_ms > last_unix_ms(l))
         throw Error(ErrorKind::datetime_out_of_range,
                     "time " + describe_unix_ms(unix_ms) + " is outside the range of " + label(l) + " (" +
                         describe_unix_ms(l.epoch_unix_ms) + " to " + describe_unix_ms(last_unix_ms(l)) + ")");
-    return int64_t(id_bits(l).floor((unix_ms - l.epoch_unix_ms) / l.unit_ms));
+    return (unix_ms - l.epoch_unix_ms) / l.unit_ms;
+}
+
+int64_t floor_id(const Layout &l, int64_t unix_ms) { return int64_t(id_bits(l).floor(unit_containing(l, unix_ms))); }
+
+int64_t pack_at(const Layout &l, int64_t unix_ms, const Fields &rest) {
+    Fields f = rest;
+    f.time_units = unit_containing(l, unix_ms);
+    return pack(l, f);
 }
 
 } // namespace crid::core::snowflake

@@ -110,9 +110,19 @@ Fields unpack(const Layout &layout, int64_t id);
 // The Unix millisecond at which the time unit of an id begins.
 int64_t unix_ms_of(const Layout &layout, int64_t id);
 
+// The time unit that contains unix_ms. Throws datetime_out_of_range, naming
+// the time and the layout's range, outside it.
+int64_t unit_containing(const Layout &layout, int64_t unix_ms);
+
 // The smallest id whose time unit contains unix_ms (node, sequence, gene 0): a
 // range-scan boundary. Throws datetime_out_of_range outside the layout's range.
 int64_t floor_id(const Layout &layout, int64_t unix_ms);
+
+// The id of the unit that contains unix_ms with the node, sequence and gene of
+// `rest` (its time_units is ignored): what a generator would have minted then,
+// for backfills. Throws datetime_out_of_range for a time outside the layout
+// and numeric_out_of_range naming a node, sequence or gene beyond its field.
+int64_t pack_at(const Layout &layout, int64_t unix_ms, const Fields &rest);
 
 // The Unix millisecond at which a time unit begins (unit within the layout).
 int64_t unit_start_unix_ms(const Layout &layout, int64_t unit) noexcept;

@@ -8,29 +8,33 @@
 // monotonic_word.hpp) gives it by making every id bounce one cache line
 // between cores. This design gives it from time alone:
 //
-//   * Ticks come from CLOCK_MONOTONIC plus a shared offset (real time minus
-//     monotonic time, fixed when shared memory is built). The monotonic clock
-//     never steps back, and the offset only ever grows, so the tick of a
-//     clock reading never goes back either, across all processes.
-//   * Commit-wait: after choosing tick t from a reading, the caller waits
-//     until the clock's tick has passed t before it returns (a few
-//     nanoseconds: a tick is 1/65536 ms, ~15 ns, and making the id takes
-//     longer than that). Any call that starts afterwards reads a later clock
-//     and gets a tick > t. Within one backend that also makes every tick
-//     strictly greater than its previous one.
+//   * The tick of monotonic time m is tick_from_unix_ns(m + offset(m)) with
+//       offset(m) = max(target, catchup - m / 2)
+//     `target` is real time minus monotonic time (set at start, raised when
+//     the real clock jumps ahead); `catchup` lifts ids above a restart floor
+//     (the high-water mark, or one replayed from a primary) and then lets go
+//     of it at half speed: while ids run ahead of real time, their clock runs
+//     at half the rate of real time until real time catches up. Both words
+//     only ever grow and m never goes back, and m + offset(m) grows with m
+//     (slope 1, or 1/2 while catching up), so the tick of a clock reading
+//     never goes back, in any process.
+//   * Commit-wait: after choosing tick t, the caller waits until the clock's
+//     tick has passed t before it returns (a tick is 1/65536 ms, ~15 ns,
+//     shorter than making the id takes, so it hardly ever spins). Any call
+//     that starts afterwards reads a later clock and gets a tick > t. Within
+//     one backend that also makes every tick strictly greater than the last.
 //   * Two backends may read the same tick at the same moment; the caller
-//     makes their ids distinct by placing its process slot (unique among
-//     live backends) in the bits after the tick. Such calls overlap in time,
-//     so either order is allowed.
+//     makes their ids distinct by placing its process slot (unique among live
+//     backends) in the bits after the tick. Such calls overlap in time, so
+//     either order is allowed.
 //
-// Per id: two reads of the monotonic clock (vDSO, no system call) and a read
-// of the offset, a line that is only written when the real clock jumped
-// forward. Once per millisecond of its own the caller also reads the real
-// clock: when it has moved ahead of monotonic + offset by more than
-// `resync_ns` (an NTP step forward, a suspended VM), the offset is raised so
-// ids keep telling the time. A real clock that steps back is not followed:
-// ids then run ahead of it by the step (like the compare-and-swap design's
-// logical clock), and the high-water mark keeps that true across restarts.
+// Per id: two reads of the monotonic clock (vDSO, no system call) and reads
+// of two words that are written only at start, by a repair or replay, and
+// when the real clock jumps ahead. Once per millisecond of its own the
+// caller also reads the real clock: when it has moved ahead of the ids by
+// more than `resync_ns` (an NTP step forward, a resumed VM), `target` is
+// raised so ids keep telling the time. A real clock that steps back is not
+// followed at once: the ids' clock then runs at half speed until it is back.
 #pragma once
 #include "pure_cpp.hpp"
 
@@ -41,6 +45,13 @@
 #include <cstdint>
 
 namespace crid::core::uuidv7 {
+
+// The two shared words (nanoseconds as int64 in uint64 words; 0 = none).
+template <Word W>
+struct CommitWaitWords {
+    W target;
+    W catchup;
+};
 
 // What one backend remembers between calls.
 struct CommitWaitLocal {
@@ -55,41 +66,70 @@ constexpr int64_t unix_ns_of_tick(uint64_t tick) noexcept {
     return int64_t(ms) * ns_per_ms + int64_t(ns_in_ms);
 }
 
-// The offset to start from: real - monotonic, raised so that the first tick
-// lies after `floor_tick` (the restart floor from the high-water mark).
-inline uint64_t initial_offset_ns(int64_t real_ns, int64_t mono_ns, uint64_t floor_tick) {
-    int64_t offset = real_ns - mono_ns;
-    // The first unix ns whose tick exceeds floor_tick: the next tick's start.
-    int64_t floor_ns = unix_ns_of_tick(floor_tick + 1);
-    if (mono_ns + offset < floor_ns)
-        offset = floor_ns - mono_ns;
-    return uint64_t(offset);
+// offset(m) of the words' values.
+constexpr int64_t offset_at(int64_t mono_ns, uint64_t target, uint64_t catchup) noexcept {
+    int64_t lifted = int64_t(catchup) - mono_ns / 2;
+    return lifted > int64_t(target) ? lifted : int64_t(target);
 }
 
-// The next tick (see above). `offset` is the shared word, `mono()` and
-// `real()` return nanoseconds of the monotonic and the real clock. Throws
-// datetime_out_of_range past the last UUIDv7 millisecond.
+// The Unix nanosecond the ids' clock reads at monotonic time m.
+template <Word W>
+int64_t ids_clock_ns(const CommitWaitWords<W> &words, int64_t mono_ns) {
+    return mono_ns + offset_at(mono_ns, words.target.load(), words.catchup.load());
+}
+
+// The `catchup` value that makes the tick at monotonic time m come after
+// `floor_tick`, or `old` when that already holds (it never moves back).
+constexpr uint64_t catchup_above(uint64_t old, int64_t mono_ns, uint64_t floor_tick) noexcept {
+    // catchup - m / 2 >= floor - m, so m + offset(m) reaches the floor.
+    int64_t needed = unix_ns_of_tick(floor_tick + 1) - mono_ns / 2;
+    return needed > int64_t(old) ? uint64_t(needed) : old;
+}
+
+// The next tick (see above). `mono()` and `real()` return nanoseconds of the
+// monotonic and the real clock. Throws datetime_out_of_range past the last
+// UUIDv7 millisecond.
 template <Word W, class Mono, class Real>
-uint64_t commit_wait_tick(W &offset, CommitWaitLocal &local, Mono &&mono, Real &&real, int64_t resync_ns) {
-    uint64_t off = offset.load();
+uint64_t commit_wait_tick(CommitWaitWords<W> &words, CommitWaitLocal &local, Mono &&mono, Real &&real,
+                          int64_t resync_ns) {
+    uint64_t target = words.target.load(), catchup = words.catchup.load();
     int64_t m = mono();
     if (m / ns_per_ms != local.last_checked_ms) {
         local.last_checked_ms = m / ns_per_ms;
         int64_t wanted = real() - m;
-        // Raise the offset when the real clock ran ahead; never lower it.
-        while (wanted > int64_t(off) + resync_ns && !offset.compare_exchange(off, uint64_t(wanted))) {
+        // Raise the target when the real clock ran ahead; never lower it.
+        while (wanted > int64_t(target) + resync_ns && !words.target.compare_exchange(target, uint64_t(wanted))) {
         }
-        if (wanted > int64_t(off) + resync_ns)
-            off = uint64_t(wanted);
+        if (wanted > int64_t(target) + resync_ns)
+            target = uint64_t(wanted);
     }
-    uint64_t t = tick_from_unix_ns(m + int64_t(off));
+    uint64_t t = tick_from_unix_ns(m + offset_at(m, target, catchup));
     if (t <= local.last_tick) // impossible with a monotonic clock; kept as a guard
         t = local.last_tick + 1;
     // Commit-wait: return only once the clock's tick has passed t.
-    while (tick_from_unix_ns(mono() + int64_t(offset.load())) <= t) {
+    while (tick_from_unix_ns(ids_clock_ns(words, mono())) <= t) {
     }
     local.last_tick = t;
     return t;
+}
+
+// How many bits of rand_b carry the process slot of a commit-wait id: enough
+// for `process_slots` distinct values (at least 1 bit, at most 18, which
+// PostgreSQL's limits never exceed).
+constexpr int slot_bits_for(uint64_t process_slots) noexcept {
+    int bits = 1;
+    while (bits < 18 && (UINT64_C(1) << bits) < process_slots)
+        ++bits;
+    return bits;
+}
+
+// A version 7 UUID of a commit-wait tick: the tick (48-bit ms, 16-bit
+// fraction), then the caller's process slot in the next `slot_bits` bits,
+// then random bits. Two calls that read the same tick come from different
+// processes, so (tick, slot) never repeats on one server.
+inline Uuid from_tick_and_slot(uint64_t tick, uint64_t slot, int slot_bits, uint64_t random) noexcept {
+    const int random_bits = 58 - slot_bits;
+    return from_tick(tick, (slot << random_bits) | (random & ((UINT64_C(1) << random_bits) - 1)));
 }
 
 } // namespace crid::core::uuidv7

@@ -21,9 +21,10 @@ namespace crid::pg::gene {
 
 Datum mint_uuidv7(int32 gene, int32 bits) {
     core::Uuid u = pg::guarded([&] {
-        core::BitField f = core::gene::field(bits, "uuid_generate_v7", core::uuidv7::max_gene_bits,
-                                             "The gene takes the place of random bits; at most 10 keeps 48 of them "
-                                             "random, so ids of different servers stay unique.");
+        core::BitField f =
+            core::gene::field(bits, "uuid_generate_v7", core::uuidv7::max_gene_bits,
+                              "The gene takes the place of random bits below the process slot; at most 10, "
+                              "so most stay random and ids of different servers stay apart.");
         core::gene::check_gene(f, gene, "uuid_generate_v7");
         return core::gene::put(pg::uuidv7::next(), f, uint64_t(gene));
     });

@@ -89,6 +89,7 @@ int64_t snowflake_id(Datum key, Oid key_type, bool have_bits, int32 bits) {
         ereport(ERROR,
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("%s: crid.node_id is not set", function),
                  errhint("Set crid.node_id in postgresql.conf: the trigger mints on this server's node.")));
+    crid::pg::snowflake::check_node_id_not_backfill_node(function);
     int32 gene = crid::pg::gene::gene_of_datum(key, key_type, layout_bits, function);
     return crid::pg::snowflake::mint(node, gene);
 }

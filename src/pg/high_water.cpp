@@ -1,6 +1,7 @@
 #include "high_water.hpp"
 
 #include "boundary.hpp"
+#include "high_water_wal.hpp"
 #include "mark_io.hpp"
 #include "snowflake_settings.hpp"
 
@@ -9,6 +10,12 @@
 #include "../core/marks.hpp"
 #include "../core/time_units.hpp"
 #include "../core/uuidv7.hpp"
+#include "../core/uuidv7_clock.hpp"
+
+extern "C" {
+#include "access/xlog.h"
+#include "storage/latch.h"
+}
 
 #include <cstdio>
 
@@ -28,22 +35,42 @@ int64_t lead_ms() {
     return half_borrow < 50 ? 50 : half_borrow > 1000 ? 1000 : half_borrow;
 }
 
+// Where a minting backend whose id of `unix_ms` caught up with the mark
+// moves it: a lead ahead of the clock, or, for ids borrowed ahead of the
+// clock, a small step past the id. A full lead past a borrowed id would add
+// a lead to how far ahead every later restart resumes, and restarts in a row
+// with the clock behind would soon exceed crid.clock_borrow_ms.
+int64_t target_for(int64_t unix_ms) {
+    constexpr int64_t step_past_borrowed_ms = 50;
+    int64_t ahead_of_clock = core::wall_clock_ns() / core::ns_per_ms + lead_ms();
+    int64_t past_id = unix_ms + step_past_borrowed_ms;
+    return ahead_of_clock > past_id ? ahead_of_clock : past_id;
+}
+
 // This server's layout in the words of the file.
 void server_layout_text(char (&out)[256]) {
     const core::snowflake::Layout &layout = snowflake::server_layout();
     pg::guarded([&] { std::snprintf(out, sizeof out, "%s", core::snowflake::describe(layout).c_str()); });
 }
 
-// Writes the mark with the layout of shared->mark_layout (lock held).
-void write_mark(SharedState *shared, int64_t unix_ms) {
+// Writes the file with the layout of shared->mark_layout (lock held).
+void write_file(SharedState *shared, int64_t unix_ms) {
     char text[512];
     const char *layout = shared->mark_layout;
     pg::guarded([&] {
         std::snprintf(text, sizeof text, "%s", core::marks::format(core::marks::HighWater{unix_ms, layout}).c_str());
     });
     mark_io::write(file_name, temp_name, text);
+}
+
+// Writes the mark (lock held): the file first, durably, then WAL for
+// standbys, and only then the shared word that lets ids up to it be
+// returned.
+void write_mark(SharedState *shared, int64_t unix_ms) {
+    write_file(shared, unix_ms);
+    if (!RecoveryInProgress())
+        high_water_wal::log_mark(unix_ms, shared->mark_layout);
     pg_atomic_write_u64(&shared->snowflake_persisted_ms, uint64(unix_ms));
-    pg_atomic_fetch_add_u64(&shared->snowflake_persists, 1);
 }
 
 // Moves every node word and the UUIDv7 tick past `unix_ms`; `exactly` sets
@@ -57,11 +84,26 @@ void restart_words_at(SharedState *shared, int64_t unix_ms, bool exactly) {
         else
             core::advance(slots[i].state, [start](uint64_t old) { return old > start ? old : start; });
     }
+    // UUIDv7 ticks come from the monotonic clock (core/uuidv7_clock.hpp):
+    // lift them above the mark's millisecond.
     uint64_t tick = unix_ms < 0 ? 0 : ((uint64_t(unix_ms) + 1) << core::uuidv7::fraction_bits) - 1;
-    if (exactly)
-        shared->uuidv7_tick.store(tick);
-    else
-        core::advance(shared->uuidv7_tick, [tick](uint64_t old) { return old > tick ? old : tick; });
+    int64_t mono = core::monotonic_ns();
+    core::uuidv7::CommitWaitWords<SharedWord> &clock = shared->uuidv7_clock;
+    if (exactly) {
+        clock.target.store(uint64_t(core::wall_clock_ns() - mono));
+        clock.catchup.store(core::uuidv7::catchup_above(0, mono, tick));
+    } else {
+        core::advance(clock.catchup, [&](uint64_t old) { return core::uuidv7::catchup_above(old, mono, tick); });
+    }
+}
+
+// The mark of a standby follows its primary's through WAL; repairs belong
+// on the primary, whose WAL carries them to every standby.
+void refuse_during_recovery(const char *function) {
+    if (RecoveryInProgress())
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("%s cannot run during recovery", function),
+                 errhint("Run it on the primary: standbys take its high-water mark from the WAL.")));
 }
 
 // A Unix millisecond as the server prints a timestamptz, in palloc'd memory
@@ -138,12 +180,86 @@ uint64_t snowflake_state_after_restart(int64_t high_water_ms) {
 
 void ensure(int64_t unix_ms) {
     SharedState *shared = shared_state();
-    if (int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms)) >= unix_ms)
+    int64_t mark = int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms));
+    if (mark >= unix_ms) {
+        // Ask the keeper once, when the ids come near; the flag keeps the
+        // shared line read-only until then.
+        if (mark - unix_ms < lead_ms() / 2 && pg_atomic_read_u32(&shared->mark_wanted) == 0) {
+            uint32 expected = 0;
+            Latch *keeper = shared->mark_keeper_latch;
+            if (pg_atomic_compare_exchange_u32(&shared->mark_wanted, &expected, 1) && keeper)
+                SetLatch(keeper);
+        }
+        return;
+    }
+    LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
+    // Another backend, or the keeper, may have written while we waited.
+    if (int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms)) < unix_ms) {
+        write_mark(shared, target_for(unix_ms));
+        pg_atomic_fetch_add_u64(&shared->snowflake_persists, 1);
+    }
+    LWLockRelease(shared->snowflake_persist_lock);
+}
+
+void move_ahead() {
+    SharedState *shared = shared_state();
+    if (pg_atomic_read_u32(&shared->mark_wanted) == 0)
         return;
     LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
-    // Another backend may have written while we waited for the lock.
-    if (int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms)) < unix_ms)
-        write_mark(shared, unix_ms + lead_ms());
+    int64_t mark = int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms));
+    int64_t target = core::wall_clock_ns() / core::ns_per_ms + lead_ms();
+    // Ids borrowed ahead of the clock (after a restart or a step back) are
+    // not followed: moving the mark a lead past them at every request would
+    // add a lead to how far ahead of the clock every later restart resumes.
+    // The flag stays set, so backends do not ask again, until the clock has
+    // moved past where a write helps; ids that reach the mark meanwhile
+    // write it themselves, a small step ahead.
+    if (target - mark >= lead_ms() / 2) {
+        // Cleared before writing: an id that comes near during the write asks again.
+        pg_atomic_write_u32(&shared->mark_wanted, 0);
+        write_mark(shared, target);
+        pg_atomic_fetch_add_u64(&shared->mark_keeper_persists, 1);
+    }
+    LWLockRelease(shared->snowflake_persist_lock);
+}
+
+void apply_replayed(int64_t unix_ms, const char *layout) {
+    SharedState *shared = shared_state();
+    if (!shared || unix_ms < 0 || uint64_t(unix_ms) > core::uuidv7::max_unix_ms)
+        return;
+    LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
+    if (int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms)) < unix_ms ||
+        Refusal(pg_atomic_read_u32(&shared->uuidv7_refusal)) == Refusal::mark_damaged) {
+        std::snprintf(shared->mark_layout, sizeof shared->mark_layout, "%s", layout);
+        // The primary's mark replaces whatever this server had: a damaged
+        // file is repaired, and the layout is the one the primary minted in.
+        MemoryContext context = CurrentMemoryContext;
+        PG_TRY();
+        { write_file(shared, unix_ms); }
+        PG_CATCH();
+        {
+            MemoryContextSwitchTo(context);
+            ErrorData *error = CopyErrorData();
+            FlushErrorState();
+            ereport(WARNING, (errmsg("crid: could not write the replayed high-water mark: %s", error->message),
+                              errdetail("Ids stay above it in this server's memory; after a restart they resume "
+                                        "from the file, which may be older.")));
+            FreeErrorData(error);
+        }
+        PG_END_TRY();
+        pg_atomic_write_u64(&shared->snowflake_persisted_ms, uint64(unix_ms));
+        restart_words_at(shared, unix_ms, false);
+        char current[256];
+        server_layout_text(current);
+        pg_atomic_write_u32(&shared->uuidv7_refusal, uint32(Refusal::none));
+        bool same_layout = std::strcmp(current, layout) == 0;
+        if (same_layout)
+            shared->refusal_detail[0] = '\0';
+        else
+            std::snprintf(shared->refusal_detail, sizeof shared->refusal_detail,
+                          "Ids were minted as \"%s\"; this server is set to \"%s\".", layout, current);
+        pg_atomic_write_u32(&shared->snowflake_refusal, uint32(same_layout ? Refusal::none : Refusal::layout_changed));
+    }
     LWLockRelease(shared->snowflake_persist_lock);
 }
 
@@ -174,6 +290,7 @@ int64_t accept_layout(bool force) {
     if (!shared)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("crid_accept_layout needs crid in shared_preload_libraries")));
+    refuse_during_recovery("crid_accept_layout");
     const core::snowflake::Layout &layout = snowflake::server_layout();
     LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
     Refusal refusal = Refusal(pg_atomic_read_u32(&shared->snowflake_refusal));
@@ -237,6 +354,7 @@ int64_t accept_layout(bool force) {
 
 void reset(int64_t at_unix_ms, bool force) {
     SharedState *shared = shared_state();
+    refuse_during_recovery("crid_reset_high_water");
     int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
     int64_t borrow_ms = snowflake::current_policy().borrow_ms;
     if (at_unix_ms < 0 || uint64_t(at_unix_ms) > core::uuidv7::max_unix_ms)

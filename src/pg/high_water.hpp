@@ -28,9 +28,22 @@ int64_t load_at_start(SharedState *shared);
 uint64_t snowflake_state_after_restart(int64_t high_water_ms);
 
 // Makes sure the mark on disk is at least `unix_ms` before an id of that
-// millisecond is returned; writes (and fsyncs) only when it must, then jumps
-// the mark ahead so the next write is about a second away.
+// millisecond is returned. In steady state the keeper has already written it
+// ahead (one atomic read here; when the id is within half the lead of the
+// mark, a flag and a latch ask the keeper to move it on). Only when an id
+// caught up with the mark (keeper not running, clock jumped) does the caller
+// write and fsync it itself, jumping it ahead by the lead.
 void ensure(int64_t unix_ms);
+
+// The keeper's step (high_water_keeper.hpp): when a backend asked, moves the
+// mark a lead ahead of the clock or of itself, whichever is later.
+void move_ahead();
+
+// Replay of a logged mark (high_water_wal.hpp), on a standby or in crash
+// recovery: raises this server's mark, file and generator words to it and
+// takes its layout, so a promoted standby mints above its old primary. A
+// file that cannot be written is a WARNING, never a failed recovery.
+void apply_replayed(int64_t unix_ms, const char *layout);
 
 // ERROR 55000 saying why snowflake ids are refused and the ways out.
 [[noreturn]] void raise_snowflake_refusal(SharedState *shared);

@@ -4,6 +4,8 @@
 #include "crid_settings.hpp"
 #include "crid_worker.hpp"
 #include "fleet_settings.hpp"
+#include "high_water_keeper.hpp"
+#include "high_water_wal.hpp"
 #include "shared_memory.hpp"
 #include "snowflake_settings.hpp"
 #include "time_predicates.hpp"
@@ -34,6 +36,8 @@ void _PG_init(void) {
         crid::pg::fleet::validate_at_start();
         crid::pg::install_shared_memory_hooks();
         crid::pg::crid_ids::register_worker();
+        crid::pg::high_water::register_keeper();
+        crid::pg::high_water_wal::register_rmgr();
     }
 }
 

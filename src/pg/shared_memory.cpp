@@ -8,7 +8,8 @@ extern "C" {
 #include "high_water.hpp"
 #include "snowflake_settings.hpp"
 
-#include "../core/uuidv7.hpp"
+#include "../core/clock.hpp"
+#include "../core/uuidv7_clock.hpp"
 
 namespace crid::pg {
 
@@ -52,14 +53,19 @@ void attach_shared_memory() {
     if (!found_state) {
         state->snowflake_persist_lock = &locks[0].lock;
         pg_atomic_init_u64(&state->snowflake_persists, 0);
+        pg_atomic_init_u64(&state->mark_keeper_persists, 0);
+        pg_atomic_init_u32(&state->mark_wanted, 0);
+        state->mark_keeper_latch = nullptr;
         // History that disagrees with the settings, or a damaged file, stops
         // only the minting that depends on it: a WARNING here, ERROR 55000
         // for each caller until a superuser resolves it.
         int64_t high_water = high_water::load_at_start(state);
         pg_atomic_init_u64(&state->snowflake_persisted_ms, uint64(high_water < 0 ? 0 : high_water));
         // UUIDv7 resumes after the last tick of the mark's millisecond.
-        uint64_t last_tick = high_water < 0 ? 0 : (uint64_t(high_water) + 1) << core::uuidv7::fraction_bits;
-        state->uuidv7_tick.init(last_tick == 0 ? 0 : last_tick - 1);
+        uint64_t last_tick = high_water < 0 ? 0 : ((uint64_t(high_water) + 1) << core::uuidv7::fraction_bits) - 1;
+        int64_t mono = core::monotonic_ns();
+        state->uuidv7_clock.target.init(uint64_t(core::wall_clock_ns() - mono));
+        state->uuidv7_clock.catchup.init(core::uuidv7::catchup_above(0, mono, last_tick));
         uint64_t start = high_water::snowflake_state_after_restart(high_water);
         for (int64_t i = 0; i < snowflake_slot_count(); ++i) {
             SnowflakeNodeSlot &s = slots[i];

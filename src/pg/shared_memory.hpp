@@ -6,6 +6,8 @@
 
 #include "shared_word.hpp"
 
+#include "../core/uuidv7_clock.hpp"
+
 namespace crid::pg {
 
 // One snowflake node: its generator word and counters, alone on a cache line
@@ -29,11 +31,20 @@ enum class Refusal : uint32 {
 };
 
 struct SharedState {
-    alignas(PG_CACHE_LINE_SIZE) SharedWord uuidv7_tick; // last UUIDv7 tick handed out
+    // Server-ordered UUIDv7 ticks come from CLOCK_MONOTONIC and these two
+    // words (core/uuidv7_clock.hpp): read on every id, written only at start,
+    // by a repair or WAL replay, and when the real clock jumps forward.
+    alignas(PG_CACHE_LINE_SIZE) core::uuidv7::CommitWaitWords<SharedWord> uuidv7_clock;
     // The high-water mark on disk (high_water.hpp): no id may carry a later ms.
     alignas(PG_CACHE_LINE_SIZE) pg_atomic_uint64 snowflake_persisted_ms;
-    pg_atomic_uint64 snowflake_persists; // how often it was written
-    LWLock *snowflake_persist_lock;      // one writer of the file at a time; guards the fields below
+    pg_atomic_uint64 snowflake_persists;   // how often it was written, by a minting backend
+    pg_atomic_uint64 mark_keeper_persists; // ... and by the high-water keeper, ahead of the ids
+    // Set by a minting backend when its id is within half the write lead of
+    // the mark, so the keeper (high_water_keeper.hpp) moves the mark ahead
+    // before any id catches up with it and has to wait for an fsync.
+    pg_atomic_uint32 mark_wanted;
+    Latch *mark_keeper_latch;       // the keeper's latch, or nullptr while it does not run
+    LWLock *snowflake_persist_lock; // one writer of the file at a time; guards the fields below
     // Read on every id; written at start and by crid_accept_layout() and
     // crid_reset_high_water().
     pg_atomic_uint32 snowflake_refusal; // Refusal

@@ -19,6 +19,7 @@ int gene_bits = 0;
 int clock_wait_ms = 5;
 int clock_borrow_ms = 1000;
 int node_id = -1;
+int backfill_node_id = -1;
 char *allowed_nodes_text = nullptr;
 
 // Parsed by the check hook, installed by the assign hook (which must not fail).
@@ -72,6 +73,12 @@ void define_settings() {
     DefineCustomIntVariable("crid.node_id", "The snowflake node of snowflake_next() without arguments.",
                             "-1 means unset. Only superusers and the server configuration may set it.", &node_id, -1,
                             -1, 65535, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+    // Fixed at start like the layout it must fit: every backend must refuse
+    // the same node, and a session must not be able to lift the refusal.
+    DefineCustomIntVariable("crid.backfill_node", "The snowflake node kept for ids of past times (backfills).",
+                            "snowflake_next() refuses it, so ids that snowflake_pack() gives it never equal a live "
+                            "id. -1 means none.",
+                            &backfill_node_id, -1, -1, 65535, layout_context, 0, nullptr, nullptr, nullptr);
     DefineCustomStringVariable("crid.snowflake_nodes", "The snowflake nodes this server may mint for.",
                                "Ranges such as '0-15,32'; empty means every node of the layout.", &allowed_nodes_text,
                                "", PGC_SIGHUP, 0, check_allowed_nodes, assign_allowed_nodes, nullptr);
@@ -91,6 +98,16 @@ void load_server_layout() {
                               "Lower the node, sequence or gene bits so they add up to at most 31.");
         layout = core::snowflake::server_layout(epoch, nb, sb, gb);
     });
+    // Validated with the layout it must fit, so a wrong node stops the start
+    // (without preloading nothing is minted and nothing refused: a wrong node
+    // must not stop decoding; snowflake_pack names it when used).
+    const long long last_node = core::snowflake::max_node(layout);
+    if (process_shared_preload_libraries_in_progress && backfill_node_id > last_node)
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                 errmsg("crid.backfill_node %d is outside the snowflake nodes of this server's layout (0 to %lld)",
+                        backfill_node_id, last_node),
+                 errhint("crid.snowflake_node_bits = %d; choose a node of the layout, or -1 for none.", nb)));
     loaded_from.remember(epoch_text, {nb, sb, gb});
 }
 
@@ -113,6 +130,26 @@ void check_node_allowed(int64_t node) {
                         errdetail("crid.snowflake_nodes is \"%s\".", allowed_nodes_text),
                         errhint("Another server owns that node; ask its administrator, or change "
                                 "crid.snowflake_nodes in this server's configuration.")));
+}
+
+void check_not_backfill_node(int64_t node) {
+    if (node >= 0 && node == backfill_node_id)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("snowflake node %lld is crid.backfill_node: live ids are not minted on it",
+                               static_cast<long long>(node)),
+                        errdetail("Ids of past times are packed on that node (snowflake_pack), so a live id there "
+                                  "could equal one of them."),
+                        errhint("Mint on another node.")));
+}
+
+void check_node_id_not_backfill_node(const char *function) {
+    if (node_id >= 0 && node_id == backfill_node_id)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("%s: crid.node_id %d is crid.backfill_node, where live ids are not minted", function, node_id),
+                 errdetail("Ids of past times are packed on that node (snowflake_pack), so a live id there "
+                           "could equal one of them."),
+                 errhint("Give crid.node_id another node.")));
 }
 
 } // namespace crid::pg::snowflake

@@ -30,6 +30,15 @@ int configured_node();
 // ERROR unless crid.snowflake_nodes lets this server mint for `node`.
 void check_node_allowed(int64_t node);
 
+// crid.backfill_node (-1: none) is the node kept for ids of past times
+// (snowflake_pack), which live minting refuses.
+// ERROR 22023 when `node` (an argument of a generator) is crid.backfill_node.
+void check_not_backfill_node(int64_t node);
+
+// ERROR 55000 when crid.node_id, the node of snowflake_next() and of the gene
+// trigger, is crid.backfill_node.
+void check_node_id_not_backfill_node(const char *function);
+
 // The layout named by text argument `n` of a SQL function, or the server's when
 // the call has fewer arguments (cached per backend; ERROR for NULL or a bad one).
 const core::snowflake::Layout &layout_arg(FunctionCallInfo fcinfo, int n);

@@ -70,6 +70,7 @@ int64_t mint(int64_t node, int64_t gene) {
     high_water::check_snowflake(shared_state());
     const core::snowflake::Layout &layout = server_layout();
     check_ranges(layout, node, gene);
+    check_not_backfill_node(node);
     check_node_allowed(node);
     const core::snowflake::Policy policy = current_policy();
     SnowflakeNodeSlot &slot = snowflake_slots()[node];

@@ -9,7 +9,8 @@ namespace crid::pg::snowflake {
 // compare-and-swap on the node's word, a clock read, and (about once a second
 // per server) a high-water write. Waits out sequence exhaustion and small
 // clock steps back (interruptibly); ERROR for a node or gene out of range, a
-// node this server may not use, a clock too far behind, or no preloading.
+// node this server may not use or keeps for backfills (crid.backfill_node), a
+// clock too far behind, or no preloading.
 int64_t mint(int64_t node, int64_t gene);
 
 } // namespace crid::pg::snowflake

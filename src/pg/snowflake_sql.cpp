@@ -88,6 +88,7 @@ Datum crid_snowflake_next(PG_FUNCTION_ARGS) {
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("crid.node_id is not set"),
                         errhint("Set crid.node_id in postgresql.conf (or, as a superuser, with SET), "
                                 "or call snowflake_next(node).")));
+    pg::snowflake::check_node_id_not_backfill_node("snowflake_next");
     PG_RETURN_INT64(pg::snowflake::mint(node, 0));
 }
 

@@ -58,6 +58,7 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
     if (!shared)
         return (Datum)0;
     put_row(rsinfo, "snowflake", -1, "high_water_writes", pg_atomic_read_u64(&shared->snowflake_persists));
+    put_row(rsinfo, "snowflake", -1, "high_water_keeper_writes", pg_atomic_read_u64(&shared->mark_keeper_persists));
     // 1 while the family refuses to mint (see high_water.hpp, registry_mark.hpp).
     crid::pg::Refusal snowflake_refusal = crid::pg::Refusal(pg_atomic_read_u32(&shared->snowflake_refusal));
     put_row(rsinfo, "snowflake", -1, "layout_changed", snowflake_refusal == crid::pg::Refusal::layout_changed);

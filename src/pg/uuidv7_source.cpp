@@ -6,12 +6,25 @@
 #include "../core/clock.hpp"
 #include "../core/random_pool.hpp"
 #include "../core/uuidv7.hpp"
+#include "../core/uuidv7_clock.hpp"
+
+extern "C" {
+#include "access/twophase.h"
+#include "storage/proc.h"
+}
 
 namespace crid::pg::uuidv7 {
 
 namespace {
 
 core::LocalWord backend_tick;
+// Server order: this backend's side of the commit-wait clock, and the width
+// of the process-slot field (fixed once the server's limits are known).
+core::uuidv7::CommitWaitLocal commit_wait;
+int slot_bits = 0;
+// A real clock ahead of the ids by more than this is followed (NTP step,
+// resumed VM); less is the two clocks' reading noise.
+constexpr int64_t resync_ns = 1000 * 1000;
 core::RandomPool random_pool;
 
 // crid.uuidv7_order: 'server' orders ids across all backends through one
@@ -40,15 +53,26 @@ void define_settings() {
                              &order, order_server, order_options, PGC_SIGHUP, 0, nullptr, nullptr, show_order);
 }
 
+bool server_order() { return order == order_server && shared_state(); }
+
 uint64_t next_tick() {
-    const uint64_t now = core::uuidv7::tick_from_unix_ns(core::wall_clock_ns());
-    auto step = [now](uint64_t previous) { return core::uuidv7::next_tick(previous, now); };
     SharedState *shared = shared_state();
     if (shared && order == order_server) {
         high_water::check_uuidv7(shared);
-        return core::advance(shared->uuidv7_tick, step);
+        return core::uuidv7::commit_wait_tick(shared->uuidv7_clock, commit_wait, core::monotonic_ns,
+                                              core::wall_clock_ns, resync_ns);
     }
-    return core::advance(backend_tick, step);
+    const uint64_t now = core::uuidv7::tick_from_unix_ns(core::wall_clock_ns());
+    return core::advance(backend_tick, [now](uint64_t previous) { return core::uuidv7::next_tick(previous, now); });
+}
+
+core::Uuid compose(uint64_t tick, uint64_t random) {
+    if (!server_order())
+        return core::uuidv7::from_tick(tick, random);
+    // Backends that read the same tick differ in their process slot.
+    if (slot_bits == 0)
+        slot_bits = core::uuidv7::slot_bits_for(uint64_t(MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts));
+    return core::uuidv7::from_tick_and_slot(tick, uint64_t(MyProc->pgprocno), slot_bits, random);
 }
 
 void keep_high_water(uint64_t unix_ms) {
@@ -60,7 +84,7 @@ uint64_t random64() { return random_pool.next64(strong_random, MyProcPid); }
 
 core::Uuid next() {
     uint64_t tick = next_tick();
-    return core::uuidv7::from_tick(tick, random64());
+    return compose(tick, random64());
 }
 
 } // namespace crid::pg::uuidv7

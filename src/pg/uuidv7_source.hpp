@@ -11,9 +11,11 @@ namespace crid::pg::uuidv7 {
 // Defines crid.uuidv7_order; called from _PG_init.
 void define_settings();
 
-// The next tick, strictly greater than every tick this server (or, without
-// preloading or with crid.uuidv7_order = backend, this backend) handed out
-// before. Throws core::Error.
+// The next tick: with server-wide order, greater than every tick returned
+// on this server before the call began (core/uuidv7_clock.hpp; calls that
+// overlap may share a tick, which compose() tells apart); without preloading
+// or with crid.uuidv7_order = backend, strictly greater than every tick this
+// backend handed out. Throws core::Error.
 uint64_t next_tick();
 
 // Before an id of Unix millisecond `unix_ms` from next()/next_tick() is
@@ -25,6 +27,11 @@ void keep_high_water(uint64_t unix_ms);
 
 // 64 bits from pg_strong_random, through a per-backend pool. Throws core::Error.
 uint64_t random64();
+
+// The UUID of a tick from next_tick() and 64 random bits: with server-wide
+// order it carries this backend's process slot after the tick, since two
+// backends may take the same tick at the same moment.
+core::Uuid compose(uint64_t tick, uint64_t random);
 
 // A fresh monotonic version 7 UUID. Throws core::Error.
 core::Uuid next();

@@ -130,7 +130,7 @@ Datum crid_uuidv7_shift(PG_FUNCTION_ARGS) {
     core::Uuid u = pg::guarded([&] {
         uint64_t ms = v7::unix_ms_from_pg_us(moved);
         uint64_t fraction = tick & ((UINT64_C(1) << v7::fraction_bits) - 1);
-        return v7::from_tick(ms << v7::fraction_bits | fraction, pg::uuidv7::random64());
+        return pg::uuidv7::compose(ms << v7::fraction_bits | fraction, pg::uuidv7::random64());
     });
     return pg::uuid_datum(u);
 }

@@ -439,6 +439,55 @@ TEST(floor_id_outside_the_range_names_it) {
     CHECK_EQ(describe_unix_ms(last_unix_ms(t)).substr(0, 4), std::string("2080"));
 }
 
+// pack_at() gives back the ids their owners published from the time and the
+// other fields alone: the id a backfill packs is the id the generator minted.
+TEST(pack_at_rebuilds_published_ids) {
+    Layout d = layout_named("discord");
+    // 2016-04-30 11:18:25.796 UTC, worker 1, process 0, increment 7.
+    CHECK_EQ(pack_at(d, INT64_C(1462015105796), Fields{0, 1 << 5, 7, 0}), INT64_C(175928847299117063));
+    Layout t = layout_named("twitter");
+    int64_t tweet = INT64_C(1050118621198921728);
+    Fields f = unpack(t, tweet);
+    CHECK_EQ(pack_at(t, unix_ms_of(t, tweet), f), tweet);
+    // The time_units of `rest` plays no part.
+    f.time_units = 12345;
+    CHECK_EQ(pack_at(t, unix_ms_of(t, tweet), f), tweet);
+}
+
+// Any millisecond of a unit packs to that unit: Sonyflake counts 10 ms.
+TEST(pack_at_floors_to_the_unit) {
+    Layout s = layout_named("sonyflake");
+    const int64_t start = s.epoch_unix_ms + 1230;
+    for (int64_t ms = start; ms < start + 10; ++ms)
+        CHECK_EQ(pack_at(s, ms, Fields{0, 65535, 255, 0}), pack(s, Fields{123, 65535, 255, 0}));
+    CHECK_EQ(unpack(s, pack_at(s, start + 10, Fields{0, 1, 2, 0})), (Fields{124, 1, 2, 0}));
+    Layout c = layout_named("crid");
+    CHECK_EQ(pack_at(c, c.epoch_unix_ms, Fields{}), 0);
+    CHECK_EQ(pack_at(c, last_unix_ms(c), Fields{0, 1023, 4095, 0}), INT64_MAX);
+}
+
+TEST(pack_at_names_the_field_and_its_limit) {
+    Layout c = layout_named("crid");
+    const int64_t ms = c.epoch_unix_ms + 1000;
+    CHECK_THROWS(pack_at(c, c.epoch_unix_ms - 1, Fields{}), datetime_out_of_range);
+    CHECK_THROWS(pack_at(c, last_unix_ms(c) + 1, Fields{}), datetime_out_of_range);
+    CHECK_THROWS(pack_at(c, INT64_MIN, Fields{}), datetime_out_of_range);
+    CHECK(contains(message_of([&] { pack_at(c, c.epoch_unix_ms - 1, Fields{}); }), "2026-01-01 00:00:00.000+00"));
+    std::string m = message_of([&] { pack_at(c, ms, Fields{0, 0, 4096, 0}); });
+    CHECK(contains(m, "sequence 4096"));
+    CHECK(contains(m, "0 to 4095"));
+    m = message_of([&] { pack_at(c, ms, Fields{0, 1024, 0, 0}); });
+    CHECK(contains(m, "node 1024"));
+    CHECK(contains(m, "0 to 1023"));
+    m = message_of([&] { pack_at(c, ms, Fields{0, 0, 0, 1}); });
+    CHECK(contains(m, "gene 1"));
+    CHECK(contains(m, "0 to 0"));
+    CHECK_THROWS(pack_at(c, ms, Fields{0, -1, 0, 0}), numeric_out_of_range);
+    CHECK_THROWS(pack_at(c, ms, Fields{0, 0, -1, 0}), numeric_out_of_range);
+    CHECK_THROWS(pack_at(c, ms, Fields{0, 0, 0, -1}), numeric_out_of_range);
+    CHECK_THROWS(pack_at(c, ms, Fields{0, INT64_MAX, INT64_MIN, 0}), numeric_out_of_range);
+}
+
 TEST(describe_unix_ms_formats_and_survives_extremes) {
     CHECK_EQ(describe_unix_ms(0), std::string("1970-01-01 00:00:00.000+00"));
     CHECK_EQ(describe_unix_ms(-1), std::string("1969-12-31 23:59:59.999+00"));

@@ -47,26 +47,55 @@ TEST(unix_ns_of_tick_inverts_tick_from_unix_ns) {
     }
 }
 
-TEST(initial_offset_starts_after_the_restart_floor) {
+// Words as the glue builds them when shared memory is built: real minus
+// monotonic time, lifted above a restart floor.
+template <class W>
+void start_words(CommitWaitWords<W> &w, int64_t real, int64_t mono, uint64_t floor_tick) {
+    w.target.store(uint64_t(real - mono));
+    w.catchup.store(catchup_above(0, mono, floor_tick));
+}
+
+TEST(the_first_tick_comes_after_the_restart_floor) {
+    CommitWaitWords<LocalWord> w;
     int64_t mono = 5 * ns_per_ms;
-    // A floor in the past is no constraint: the offset is real - mono.
-    CHECK_EQ(initial_offset_ns(real_2026_ns, mono, tick_from_unix_ns(real_2026_ns - ns_per_ms)),
-             uint64_t(real_2026_ns - mono));
+    // A floor in the past is no constraint: ids tell real time.
+    start_words(w, real_2026_ns, mono, tick_from_unix_ns(real_2026_ns - ns_per_ms));
+    CHECK_EQ(ids_clock_ns(w, mono), real_2026_ns);
     // A floor ahead of the clock (it came back behind after a restart): the
-    // first tick lies after it.
+    // first tick lies just after it.
     uint64_t floor = tick_from_unix_ns(real_2026_ns + 500 * ns_per_ms);
-    uint64_t off = initial_offset_ns(real_2026_ns, mono, floor);
-    CHECK(tick_from_unix_ns(mono + int64_t(off)) > floor);
-    CHECK_EQ(tick_from_unix_ns(mono + int64_t(off)), floor + 1);
+    start_words(w, real_2026_ns, mono, floor);
+    CHECK_EQ(tick_from_unix_ns(ids_clock_ns(w, mono)), floor + 1);
+}
+
+TEST(ids_ahead_of_real_time_slow_down_until_it_catches_up) {
+    CommitWaitWords<LocalWord> w;
+    int64_t mono = 5 * ns_per_ms;
+    start_words(w, real_2026_ns, mono, tick_from_unix_ns(real_2026_ns + 1000 * ns_per_ms));
+    int64_t last = ids_clock_ns(w, mono);
+    for (int step = 1; step <= 3000; ++step) {
+        int64_t m = mono + step * ns_per_ms, now = ids_clock_ns(w, m);
+        CHECK(now > last);
+        last = now;
+        if (step == 1000) { // half speed: 500 ms of the 1000 ms lead are gone (the floor's tick is ~15 ns)
+            int64_t lead = now - (real_2026_ns + step * ns_per_ms);
+            CHECK(lead >= 500 * ns_per_ms && lead < 500 * ns_per_ms + 100);
+        }
+    }
+    // After 2 s the ids tell real time again, and keep it.
+    CHECK_EQ(last, real_2026_ns + 3000 * ns_per_ms);
+    // Raising the floor never lowers the words.
+    CHECK_EQ(catchup_above(w.catchup.load(), mono, 0), w.catchup.load());
 }
 
 TEST(ticks_increase_and_follow_a_forward_step_but_not_a_backward_one) {
     FakeClocks c;
-    LocalWord offset{uint64_t(c.real_minus_mono)};
+    CommitWaitWords<LocalWord> w;
+    start_words(w, c.read_real(), c.mono, 0);
     CommitWaitLocal local;
     auto next = [&] {
         return commit_wait_tick(
-            offset, local, [&] { return c.read_mono(); }, [&] { return c.read_real(); }, resync);
+            w, local, [&] { return c.read_mono(); }, [&] { return c.read_real(); }, resync);
     };
     uint64_t last = 0;
     for (int i = 0; i < 1000; ++i) {
@@ -95,25 +124,27 @@ TEST(ticks_increase_and_follow_a_forward_step_but_not_a_backward_one) {
 
 TEST(a_jump_below_the_resync_threshold_is_not_followed) {
     FakeClocks c;
-    LocalWord offset{uint64_t(c.real_minus_mono)};
+    CommitWaitWords<LocalWord> w;
+    start_words(w, c.read_real(), c.mono, 0);
+    uint64_t target = w.target.load();
     CommitWaitLocal local;
     c.real_minus_mono += resync / 2;
     c.mono += 2 * ns_per_ms;
     commit_wait_tick(
-        offset, local, [&] { return c.read_mono(); }, [&] { return c.read_real(); }, resync);
-    CHECK_EQ(offset.load(), uint64_t(real_2026_ns));
+        w, local, [&] { return c.read_mono(); }, [&] { return c.read_real(); }, resync);
+    CHECK_EQ(w.target.load(), target);
 }
 
-TEST(threads_never_return_a_tick_below_one_returned_before) {
-    // Each call is bracketed by two events of one global counter. When call A
-    // ended (event eA) before call B started (sB), B's id must exceed A's.
-    // Ids are (tick, thread), as the glue makes them (tick, process slot).
-    // The monotonic clock is coarsened to 16 us so that threads often read
-    // the same tick: without the commit-wait this check fails.
+// Each call is bracketed by two events of one global counter. When call A
+// ended (event eA) before call B started (sB), B's id must exceed A's. Ids
+// are (tick, thread), as the glue makes them (tick, process slot). The
+// monotonic clock is coarsened to 16 us so that threads often read the same
+// tick: without the commit-wait this check fails.
+void check_threads_never_go_below(uint64_t floor_tick) {
     constexpr int threads = 4, per_thread = 20000;
     auto coarse_ns = [] { return steady_ns() & ~INT64_C(0x3FFF); };
-    ThreadWord offset;
-    offset.store(initial_offset_ns(wall_clock_ns(), coarse_ns(), 0));
+    CommitWaitWords<ThreadWord> words;
+    start_words(words, wall_clock_ns(), coarse_ns(), floor_tick);
     std::atomic<uint64_t> events{0};
     struct Call {
         uint64_t start, end, id;
@@ -127,7 +158,7 @@ TEST(threads_never_return_a_tick_below_one_returned_before) {
             mine.reserve(per_thread);
             for (int i = 0; i < per_thread; ++i) {
                 uint64_t s = events.fetch_add(1);
-                uint64_t t = commit_wait_tick(offset, local, coarse_ns, wall_clock_ns, resync);
+                uint64_t t = commit_wait_tick(words, local, coarse_ns, wall_clock_ns, resync);
                 uint64_t e = events.fetch_add(1);
                 mine.push_back({s, e, (t << 2) | uint64_t(th)});
             }
@@ -154,4 +185,35 @@ TEST(threads_never_return_a_tick_below_one_returned_before) {
     std::sort(ids.begin(), ids.end());
     CHECK_EQ(violations, size_t(0));
     CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end()); // no id twice
+    CHECK((ids.front() >> 2) > floor_tick);
+}
+
+TEST(threads_never_return_a_tick_below_one_returned_before) { check_threads_never_go_below(0); }
+
+TEST(threads_never_return_a_tick_below_one_returned_before_while_catching_up) {
+    // Ids start 5 s ahead of real time: their clock runs at half speed.
+    check_threads_never_go_below(tick_from_unix_ns(wall_clock_ns() + 5000 * ns_per_ms));
+}
+
+TEST(slot_bits_cover_every_process_slot) {
+    CHECK_EQ(slot_bits_for(1), 1);
+    CHECK_EQ(slot_bits_for(2), 1);
+    CHECK_EQ(slot_bits_for(3), 2);
+    CHECK_EQ(slot_bits_for(130), 8);
+    CHECK_EQ(slot_bits_for(256), 8);
+    CHECK_EQ(slot_bits_for(257), 9);
+    CHECK_EQ(slot_bits_for(UINT64_C(1) << 40), 18);
+}
+
+TEST(uuids_of_one_tick_differ_by_slot_and_sort_by_tick_first) {
+    uint64_t tick = tick_from_unix_ns(real_2026_ns + 123456);
+    Uuid a = from_tick_and_slot(tick, 3, 8, ~UINT64_C(0));
+    Uuid b = from_tick_and_slot(tick, 4, 8, 0);
+    CHECK(a < b); // the slot sits above every random bit
+    CHECK(from_tick_and_slot(tick, 255, 8, ~UINT64_C(0)) < from_tick_and_slot(tick + 1, 0, 8, 0));
+    CHECK_EQ(a.version(), 7);
+    CHECK(a.rfc_variant());
+    CHECK_EQ(unix_ms_of(a), uint64_t(real_2026_ns / ns_per_ms));
+    // The slot does not spill into the tick's bits.
+    CHECK(from_tick_and_slot(tick, 0xFF, 8, 0) < from_tick_and_slot(tick + 1, 0, 8, 0));
 }

@@ -135,7 +135,10 @@ record tap "$p" "$f"
 # --- pg_regress outside PGXS -------------------------------------------------------
 # A server without crid preloaded, and the exception boundary through the
 # test module (not part of installcheck: users do not install crid_test).
-mapfile -t not_preloaded_tests < <(make_var REGRESS_NOT_PRELOADED | tr ' ' '\n')
+not_preloaded_list=$(make_var REGRESS_NOT_PRELOADED) || not_preloaded_list=
+read -r -a not_preloaded_tests <<<"$not_preloaded_list"
+# A list the Makefile could not give would quietly run nothing.
+[ ${#not_preloaded_tests[@]} -gt 0 ] || record regress-not-preloaded 0 1
 run_regress_suite regress-not-preloaded "$PG_REGRESS" not-preloaded.conf "$WORK" contrib_regression \
     "${not_preloaded_tests[@]}" exception_boundary
 

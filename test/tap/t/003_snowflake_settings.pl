@@ -45,15 +45,27 @@ for my $setting ('crid.epoch', 'crid.snowflake_epoch')
 			'naming the setting');
 	}
 }
+# crid.backfill_node must be a node of the layout (issue 13): 256 fits 10
+# node bits, not 8.
+$bad->append_conf('postgresql.conf',
+	"crid.epoch = '2026-01-01 00:00:00+00'\ncrid.snowflake_epoch = '2026-01-01 00:00:00+00'\n"
+	  . "crid.snowflake_node_bits = 8\ncrid.backfill_node = 256\n");
+my $log_offset = -s $bad->logfile;
+ok(!$bad->start(fail_ok => 1), 'a crid.backfill_node outside the layout stops the server start');
+like(substr(slurp_file($bad->logfile), $log_offset),
+	qr/crid\.backfill_node 256 is outside the snowflake nodes of this server's layout \(0 to 255\)/,
+	'the log names the setting and the limit');
+$bad->append_conf('postgresql.conf', "crid.snowflake_node_bits = 10\n");
 $bad->append_conf('postgresql.conf', "crid.epoch = '2026-01-01 00:00:00+00'\ncrid.snowflake_epoch = 'Jan 1 2026 UTC'\n");
 ok($bad->start(fail_ok => 1), 'an absolute epoch in another spelling is accepted');
+is($bad->safe_psql('postgres', 'SHOW crid.backfill_node'), '256', 'and crid.backfill_node 256 with 10 node bits');
 $bad->stop;
 
 # Genes, a smaller node field, and nodes restricted to this server's own.
 my $node = crid_node('snowflake_settings',
 	init => { allows_streaming => 1 },
 	conf => "crid.snowflake_node_bits = 8\ncrid.snowflake_gene_bits = 3\ncrid.snowflake_sequence_bits = 12\n"
-	  . "crid.snowflake_nodes = '0-3,7'\ncrid.node_id = 2\n");
+	  . "crid.snowflake_nodes = '0-3,7'\ncrid.node_id = 2\ncrid.backfill_node = 3\n");
 is($node->safe_psql('postgres', "SELECT (snowflake_parse(snowflake_next(1, 5))).gene, snowflake_next(1, 6) & 7"),
 	'5|6', 'the gene sits in the low crid.snowflake_gene_bits');
 is($node->safe_psql('postgres', 'SELECT (snowflake_parse(snowflake_next())).node'), '2', 'snowflake_next() mints for crid.node_id');
@@ -63,6 +75,13 @@ like($err, qr/may not mint snowflake ids for node 5/, 'a node outside crid.snowf
 like($err, qr/gene 8 is out of range/, 'a gene beyond its bits is refused');
 ($ret, $out, $err) = $node->psql('postgres', 'SELECT snowflake_next(300)');
 like($err, qr/allows nodes 0 to 255/, 'a node beyond the node bits is refused');
+($ret, $out, $err) = $node->psql('postgres', 'SELECT snowflake_next(3, 1)');
+like($err, qr/snowflake node 3 is crid\.backfill_node: live ids are not minted on it/,
+	'the node kept for backfills is refused');
+($ret, $out, $err) = $node->psql('postgres', 'SET crid.node_id = 3; SELECT snowflake_next()');
+like($err, qr/crid\.node_id 3 is crid\.backfill_node/, 'also as crid.node_id');
+is($node->safe_psql('postgres', "SELECT (snowflake_parse(snowflake_pack(now(), 3, 0, 1))).node"), '3',
+	'snowflake_pack packs on it');
 
 # The restriction follows a reload.
 $node->append_conf('postgresql.conf', "crid.snowflake_nodes = '5'\n");

@@ -1,0 +1,100 @@
+# Failover keeps ids increasing: the high-water mark travels through WAL (a
+# custom resource manager), so a promoted standby whose clock is seconds
+# behind its old primary's still mints snowflake ids and server-ordered
+# UUIDv7 ids above every id the old primary handed out. Without the WAL
+# record the standby would start from the mark of its base backup and its own
+# clock, 5 s in the past, and mint below.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../lib";
+use CridTest;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(usleep);
+
+# Each server reads its own clock file through libfaketime: the primary's is
+# real, the standby's 5 s behind (within the 10 s borrow window).
+my $set_primary_clock = fake_clock('+0');
+my $standby_clock = PostgreSQL::Test::Utils::tempdir() . '/standby_clock';
+open(my $fh, '>', $standby_clock) or die $!;
+print $fh "-5\n";
+close $fh;
+
+my $settings = "crid.node_id = 1\ncrid.clock_borrow_ms = 10000\n";
+my $primary = crid_node('failover_primary', init => { allows_streaming => 1 }, conf => $settings);
+$primary->safe_psql('postgres', 'CREATE TABLE ids (phase text, sf bigint, u uuid)');
+$primary->backup('before_minting');
+
+my $standby = PostgreSQL::Test::Cluster->new('failover_standby');
+$standby->init_from_backup($primary, 'before_minting', has_streaming => 1);
+{
+	local $ENV{FAKETIME_TIMESTAMP_FILE} = $standby_clock;
+	$standby->start;
+}
+is($standby->safe_psql('postgres', "SELECT extract(epoch FROM now())::bigint < "
+	  . $primary->safe_psql('postgres', "SELECT extract(epoch FROM now())::bigint") . " - 3"),
+	't', "the standby's clock is seconds behind the primary's");
+
+# Minting on the primary for a while: the mark moves ahead several times,
+# written by the keeper and logged.
+for my $round (1 .. 6)
+{
+	$primary->safe_psql('postgres',
+		"INSERT INTO ids SELECT 'old', snowflake_next(1), uuid_generate_v7() FROM generate_series(1, 20000)");
+	usleep(300_000);
+}
+my ($writes) = $primary->safe_psql('postgres',
+	"SELECT sum(value) FROM crid_stats() WHERE metric IN ('high_water_writes', 'high_water_keeper_writes')");
+cmp_ok($writes, '>=', 2, 'the primary moved its high-water mark while minting');
+$primary->wait_for_catchup($standby, 'replay');
+
+like(slurp_file($standby->data_dir . '/crid_high_water'), qr/\d/, 'the standby wrote the replayed mark to its file');
+my ($ret, $out, $err) = $standby->psql('postgres', 'SELECT snowflake_next(1)');
+like($err, qr/during recovery/, 'the standby does not mint while it replays');
+
+# The old primary goes away; the standby takes over with its clock behind.
+$primary->stop('immediate');
+$standby->promote;
+$standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()') or die 'promotion did not finish';
+
+$standby->safe_psql('postgres',
+	"INSERT INTO ids SELECT 'new', snowflake_next(1), uuid_generate_v7() FROM generate_series(1, 20000)");
+is($standby->safe_psql('postgres',
+		"SELECT (SELECT min(sf) FROM ids WHERE phase = 'new') > (SELECT max(sf) FROM ids WHERE phase = 'old')"),
+	't', 'after promotion, every snowflake id is greater than every id of the old primary');
+is($standby->safe_psql('postgres',
+		"SELECT (SELECT u FROM ids WHERE phase = 'new' ORDER BY u LIMIT 1)
+		      > (SELECT u FROM ids WHERE phase = 'old' ORDER BY u DESC LIMIT 1)"),
+	't', 'and every server-ordered UUIDv7 too');
+is($standby->safe_psql('postgres', 'SELECT count(*) = count(DISTINCT sf) AND count(*) = count(DISTINCT u) FROM ids'),
+	't', 'no id twice');
+cmp_ok($standby->safe_psql('postgres',
+		"SELECT coalesce(sum(value), 0) FROM crid_stats() WHERE family = 'snowflake' AND metric = 'clock_borrows'"),
+	'>', 0, 'the new primary borrowed ahead of its clock to stay above the old ids');
+
+# The promoted server's own mark file covers what it took over: a restart
+# with its clock still behind keeps the order.
+$standby->safe_psql('postgres', "CHECKPOINT");
+{
+	local $ENV{FAKETIME_TIMESTAMP_FILE} = $standby_clock;
+	$standby->restart;
+}
+$standby->safe_psql('postgres',
+	"INSERT INTO ids SELECT 'restarted', snowflake_next(1), uuid_generate_v7() FROM generate_series(1, 1000)");
+is($standby->safe_psql('postgres',
+		"SELECT (SELECT min(sf) FROM ids WHERE phase = 'restarted') > (SELECT max(sf) FROM ids WHERE phase = 'new')"),
+	't', 'and after a restart of the promoted server');
+
+# Replay is also crash recovery: an immediate stop of a primary replays its
+# own marks, never lowering the file.
+$standby->stop('immediate');
+{
+	local $ENV{FAKETIME_TIMESTAMP_FILE} = $standby_clock;
+	$standby->start;
+}
+is($standby->safe_psql('postgres', 'SELECT true'), 't', 'crash recovery replays crid records');
+
+$standby->stop;
+done_testing();
