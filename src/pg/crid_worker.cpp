@@ -4,6 +4,7 @@
 #include "crid_settings.hpp"
 #include "crid_shared.hpp"
 #include "fleet_settings.hpp"
+#include "lease_worker.hpp"
 
 #include "../core/backoff.hpp"
 #include "../core/clock.hpp"
@@ -24,6 +25,7 @@ extern "C" {
 #include "utils/snapmgr.h"
 }
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 
@@ -271,11 +273,15 @@ void crid_worker_main(Datum) {
             // into a busy loop; a reload ends the pause.
             retry_at_ns = ok ? 0 : now + retry_backoff.delay_ms(failures) * crid::core::ns_per_ms;
         }
+        // Snowflake node leases: renewals are due on their own clock,
+        // whatever the blocks do.
+        (void)crid::pg::lease::tick();
         // Backends set the latch when their ids run low; the timeout covers
         // a missed wake-up and ends a pause.
         int64_t wake_ns = now + 1000 * crid::core::ns_per_ms;
         if (retry_at_ns > now && retry_at_ns < wake_ns)
             wake_ns = retry_at_ns;
+        wake_ns = std::min(wake_ns, std::max(now, crid::pg::lease::due_ns()));
         int64_t left_ms = (wake_ns - crid::core::monotonic_ns() + crid::core::ns_per_ms - 1) / crid::core::ns_per_ms;
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, long(left_ms < 1 ? 1 : left_ms),
                         PG_WAIT_EXTENSION);

@@ -12,8 +12,11 @@ namespace {
 
 char *registry_text = nullptr;
 int timeout_setting = 10000;
+int ttl_setting = 30000;
 
 constexpr int min_timeout_ms = 100;
+constexpr int min_ttl_ms = 1000;
+constexpr int max_ttl_ms = 3600 * 1000;
 
 char shown_text[512] = "";
 bool shown_built = false;
@@ -30,6 +33,7 @@ bool check_at_least(int value, int minimum, const char *what) {
 bool check_timeout(int *newval, void **, GucSource) {
     return check_at_least(*newval, min_timeout_ms, "crid.registry_timeout");
 }
+bool check_ttl(int *newval, void **, GucSource) { return check_at_least(*newval, min_ttl_ms, "crid.node_lease_ttl"); }
 } // namespace
 
 void define_settings() {
@@ -41,6 +45,9 @@ void define_settings() {
                             "How long the crid worker waits for a remote registry to connect or answer.",
                             "Past it the worker gives the connection up and connects again.", &timeout_setting, 10000,
                             0, 3600 * 1000, PGC_SIGHUP, GUC_UNIT_MS, check_timeout, nullptr, nullptr);
+    DefineCustomIntVariable("crid.node_lease_ttl", "How long a snowflake node lease lasts without a renewal.",
+                            "The worker renews every third of it; minting stops when a lease may have lapsed.",
+                            &ttl_setting, 30000, 0, max_ttl_ms, PGC_SIGHUP, GUC_UNIT_MS, check_ttl, nullptr, nullptr);
 }
 
 void validate_at_start() {
@@ -63,6 +70,10 @@ void validate_at_start() {
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("crid.registry_timeout (%d ms) is below its minimum of %d ms", timeout_setting,
                                min_timeout_ms)));
+    if (ttl_setting < min_ttl_ms)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("crid.node_lease_ttl (%d ms) is below its minimum of %d ms", ttl_setting, min_ttl_ms),
+                        errhint("A lease is renewed every third of it; 30s is a good value.")));
 }
 
 bool remote() { return registry_text && registry_text[0] != '\0'; }
@@ -105,5 +116,6 @@ const char *registry_name() {
 }
 
 int registry_timeout_ms() { return timeout_setting; }
+int lease_ttl_ms() { return ttl_setting; }
 
 } // namespace crid::pg::fleet

@@ -1,7 +1,8 @@
 // The settings of a fleet of servers on one registry (issue 8):
 // crid.registry (a libpq connection string to the registry server; empty:
 // the local crid.registry_database), crid.registry_timeout (how long the
-// worker waits for a remote registry to answer).
+// worker waits for a remote registry to answer), crid.node_lease_ttl (how
+// long a snowflake node lease lasts without a renewal).
 #pragma once
 
 #include "postgres_headers.hpp"
@@ -12,7 +13,7 @@ namespace crid::pg::fleet {
 void define_settings();
 
 // ERROR naming the setting for a malformed crid.registry or an out-of-range
-// timeout; from _PG_init when preloaded, so a bad value stops the
+// timeout or TTL; from _PG_init when preloaded, so a bad value stops the
 // server start. crid.registry's text is never shown: it may hold a password.
 void validate_at_start();
 
@@ -31,5 +32,6 @@ const char *shown();
 const char *registry_name();
 
 int registry_timeout_ms();
+int lease_ttl_ms();
 
 } // namespace crid::pg::fleet

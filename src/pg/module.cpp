@@ -31,6 +31,7 @@ void _PG_init(void) {
     MarkGUCPrefixReserved("crid");
     if (process_shared_preload_libraries_in_progress) {
         crid::pg::snowflake::load_server_layout();
+        crid::pg::snowflake::check_node_settings();
         crid::pg::crid_ids::load_layout();
         crid::pg::crid_ids::load_registry_table();
         crid::pg::fleet::validate_at_start();

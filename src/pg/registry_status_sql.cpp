@@ -6,11 +6,15 @@
 
 #include "crid_shared.hpp"
 #include "fleet_settings.hpp"
+#include "lease_shared.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "utils/timestamp.h"
 }
+
+#include <cstdio>
 
 namespace {
 
@@ -44,8 +48,8 @@ extern "C" {
 PG_FUNCTION_INFO_V1(crid_registry_status);
 
 // crid_registry_status() -> one row (registry, remote, state, detail,
-// connected, connects, round_trips, last_round_trip_us); no row when crid
-// is not preloaded.
+// connected, connects, round_trips, last_round_trip_us, lease_until,
+// lease_problem); no row when crid is not preloaded.
 Datum crid_registry_status(PG_FUNCTION_ARGS) {
     InitMaterializedSRF(fcinfo, 0);
     ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
@@ -60,7 +64,20 @@ Datum crid_registry_status(PG_FUNCTION_ARGS) {
     SpinLockRelease(&s->status_lock);
     detail[sizeof detail - 1] = '\0';
     bool remote = crid::pg::fleet::remote();
-    Datum values[8] = {
+    // Node leases: the registry's lease_until of the last renewal, and a
+    // node another server holds or the last failed lease round.
+    crid::pg::lease::LeaseShared *leases = crid::pg::lease::shared();
+    int64 lease_until_ms = 0;
+    char problem[sizeof leases->refused + sizeof leases->failure] = "";
+    if (leases) {
+        SpinLockAcquire(&leases->lock);
+        lease_until_ms = leases->lease_until_ms;
+        std::snprintf(problem, sizeof problem, "%s%s%s", leases->refused,
+                      leases->refused[0] && leases->failure[0] ? " " : "", leases->failure);
+        SpinLockRelease(&leases->lock);
+    }
+    constexpr int64 unix_to_pg_epoch_ms = int64(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000;
+    Datum values[10] = {
         CStringGetTextDatum(crid::pg::fleet::registry_name()),
         BoolGetDatum(remote),
         CStringGetTextDatum(state_name(state)),
@@ -69,8 +86,11 @@ Datum crid_registry_status(PG_FUNCTION_ARGS) {
         Int64GetDatum(int64(pg_atomic_read_u64(&s->registry_connects))),
         Int64GetDatum(int64(pg_atomic_read_u64(&s->registry_round_trips))),
         Int64GetDatum(int64(pg_atomic_read_u64(&s->registry_last_us))),
+        TimestampTzGetDatum(TimestampTz((lease_until_ms - unix_to_pg_epoch_ms) * 1000)),
+        CStringGetTextDatum(problem),
     };
-    bool nulls[8] = {false, false, false, detail[0] == '\0', !remote, !remote, false, false};
+    bool nulls[10] = {false,   false, false, detail[0] == '\0',   !remote,
+                      !remote, false, false, lease_until_ms == 0, problem[0] == '\0'};
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     return (Datum)0;
 }
