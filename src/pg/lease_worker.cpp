@@ -234,23 +234,13 @@ bool fail(const registry::Failure &failure) {
 bool raise(int32 node, int64 to_ms, registry::Failure &failure) {
     if (to_ms < 0)
         return true;
-    MemoryContext caller_context = CurrentMemoryContext;
-    volatile bool ok = false;
-    PG_TRY();
-    {
-        high_water::raise_node_above(node, to_ms);
-        ok = true;
-    }
-    PG_CATCH();
-    {
-        MemoryContextSwitchTo(caller_context);
-        ErrorData *error = CopyErrorData();
-        FlushErrorState();
-        registry::set_failure(failure, error->sqlerrcode, "%s", error->message);
-        FreeErrorData(error);
-    }
-    PG_END_TRY();
-    return ok;
+    struct Raise {
+        int32 node;
+        int64 to_ms;
+    } r{node, to_ms};
+    return registry::run_catching(
+        [](void *p) { high_water::raise_node_above(static_cast<Raise *>(p)->node, static_cast<Raise *>(p)->to_ms); },
+        &r, failure);
 }
 
 // Clears held nodes that are not in `keep` (those the round renewed, or

@@ -26,6 +26,26 @@ void set_failure(Failure &failure, int sqlstate, const char *format, ...) {
     va_end(args);
 }
 
+bool run_catching(void (*step)(void *), void *context, Failure &failure) {
+    MemoryContext caller_context = CurrentMemoryContext;
+    volatile bool ok = false;
+    PG_TRY();
+    {
+        step(context);
+        ok = true;
+    }
+    PG_CATCH();
+    {
+        MemoryContextSwitchTo(caller_context);
+        ErrorData *error = CopyErrorData();
+        FlushErrorState();
+        set_failure(failure, error->sqlerrcode, "%s", error->message);
+        FreeErrorData(error);
+    }
+    PG_END_TRY();
+    return ok;
+}
+
 namespace {
 
 class LocalSession final : public Session {

@@ -71,21 +71,7 @@ my ($ret, $out, $err) = $a->psql('postgres', 'SHOW crid.registry', extra_params 
 like($err, qr/permission denied|must be superuser|privileges/, 'an ordinary role cannot read crid.registry');
 
 # --- three servers and a Go client on one registry ----------------------------
-my $go_client = q{
-DO $$
-DECLARE
-    second bigint;
-    next bigint;
-BEGIN
-    FOR i IN 1 .. 300 LOOP
-        second := floor(extract(epoch FROM clock_timestamp() - timestamptz '2026-01-01 00:00:00+00'));
-        INSERT INTO crid_allocations AS t (ts, next_seq) VALUES (second, 100)
-            ON CONFLICT (ts) DO UPDATE SET next_seq = t.next_seq + 100
-            RETURNING t.next_seq INTO next;
-        INSERT INTO go_ids SELECT (second << 32) | (next - 100 + g) FROM generate_series(0, 99) g;
-        COMMIT;
-    END LOOP;
-END $$};
+my $go_client = go_client_sql(table => 'crid_allocations', into => 'go_ids', rounds => 300);
 my @mint = map {
 	my $node = $_;
 	my $h = { out => '', err => '' };
