@@ -33,6 +33,9 @@ REGRESS_NOT_PRELOADED += no_preload_time_in
 ISOLATION             += backfill_concurrent
 # Ids for past times: snowflake (issue 13).
 REGRESS               += snowflake_backfill
+# crid ids for past times (issue 13): crid_reserve, crid_pack, the eviction horizon.
+REGRESS               += crid_backfill
+ISOLATION             += crid_reserve_evict
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
 

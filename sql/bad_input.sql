@@ -321,6 +321,61 @@ INSERT INTO regress.bad_input VALUES
 ('crid_registry_table()', '{}', 'ok'),
 -- A fleet on one registry (issue 8): no arguments to get wrong
 ('crid_registry_status()', '{}', 'ok'),
+-- Ids for past times, crid: NULL is 22004, a count or sequence outside the
+-- second 22003, a time outside the layout 22008, an evicted second 55000
+-- (sql/crid_backfill.sql). sql/crid.sql evicted all but the last 2 days, so
+-- reservations are made 36 hours ago (sql/crid_backfill.sql fills the last day).
+('crid_pack(timestamptz, bigint)', ARRAY['NULL', '0'], '22004'),
+('crid_pack(timestamptz, bigint)', ARRAY['now()', 'NULL'], '22004'),
+('crid_pack(timestamptz, bigint)', ARRAY[$$'infinity'$$, '0'], '22008'),
+('crid_pack(timestamptz, bigint)', ARRAY[$$'-infinity'$$, '0'], '22008'),
+('crid_pack(timestamptz, bigint)', ARRAY[$$'2025-12-31 23:59:59.999+00'$$, '0'], '22008'),
+('crid_pack(timestamptz, bigint)', ARRAY[$$'2094-01-19 03:14:08+00'$$, '0'], '22008'),
+('crid_pack(timestamptz, bigint)', ARRAY[$$'294276-12-31 23:59:59+00'$$, '0'], '22008'),
+('crid_pack(timestamptz, bigint)', ARRAY['now()', '-1'], '22003'),
+('crid_pack(timestamptz, bigint)', ARRAY['now()', '4294967296'], '22003'),
+('crid_pack(timestamptz, bigint)', ARRAY['now()', '-9223372036854775808'], '22003'),
+('crid_pack(timestamptz, bigint)', ARRAY['now()', '9223372036854775807'], '22003'),
+('crid_pack(timestamptz, bigint)', ARRAY[$$'2026-01-01 00:00:00+00'$$, '0'], 'ok'),
+('crid_pack(timestamptz, bigint)', ARRAY[$$'2094-01-19 03:14:07.999999+00'$$, '4294967295'], 'ok'),
+('crid_reserve(timestamptz, bigint)', ARRAY['NULL', '1'], '22004'),
+('crid_reserve(timestamptz, bigint)', ARRAY['now()', 'NULL'], '22004'),
+('crid_reserve(timestamptz, bigint)', ARRAY[$$'2026-01-01 00:00:00+00'$$, '1'], '55000'), -- evicted
+('crid_reserve(timestamptz, bigint)', ARRAY[$$'infinity'$$, '1'], '22008'),
+('crid_reserve(timestamptz, bigint)', ARRAY[$$'-infinity'$$, '1'], '22008'),
+('crid_reserve(timestamptz, bigint)', ARRAY[$$'2025-12-31 23:59:59.999+00'$$, '1'], '22008'),
+('crid_reserve(timestamptz, bigint)', ARRAY[$$'2094-01-19 03:14:08+00'$$, '1'], '22008'),
+('crid_reserve(timestamptz, bigint)', ARRAY[$$date_trunc('second', now()) - interval '36 hours'$$, '0'], '22003'),
+('crid_reserve(timestamptz, bigint)', ARRAY[$$date_trunc('second', now()) - interval '36 hours'$$, '-1'], '22003'),
+('crid_reserve(timestamptz, bigint)', ARRAY[$$date_trunc('second', now()) - interval '36 hours'$$, '4294967297'], '22003'),
+('crid_reserve(timestamptz, bigint)', ARRAY[$$date_trunc('second', now()) - interval '36 hours'$$, '-9223372036854775808'], '22003'),
+('crid_reserve(timestamptz, bigint)', ARRAY[$$date_trunc('second', now()) - interval '36 hours'$$, '1'], 'ok'),
+('crid_reserve(timestamptz, bigint)', ARRAY[$$date_trunc('second', now()) - interval '36 hours'$$, '4294967296'], '22003'), -- one is taken
+('crid_reserve(timestamptz, bigint)', ARRAY[$$date_trunc('second', now()) - interval '36 hours' + interval '1 s'$$, '4294967296'], 'ok'), -- a whole second
+('crid_reserve(timestamptz, bigint)', ARRAY[$$date_trunc('second', now()) - interval '36 hours' + interval '1 s'$$, '1'], '22003'), -- and it is full
+('crid_reserve(timestamptz, bigint)', ARRAY[$$'2094-01-19 03:14:07.999999+00'$$, '1'], 'ok'),
+('crid_reserve_ts(timestamptz, bigint)', ARRAY['NULL', '1'], '22004'),
+('crid_reserve_ts(timestamptz, bigint)', ARRAY['now()', 'NULL'], '22004'),
+('crid_reserve_ts(timestamptz, bigint)', ARRAY['now()', '0'], '22003'),
+('crid_reserve_ts(timestamptz, bigint)', ARRAY[$$'infinity'$$, '1'], '22008'),
+('crid_reserve_ts(timestamptz, bigint)', ARRAY['now()', '1'], 'ok'),
+('crid_check_reserved_end(bigint, bigint, bigint)', ARRAY['NULL', '1', '1'], 'null'),
+('crid_check_reserved_end(bigint, bigint, bigint)', ARRAY['1', 'NULL', '1'], 'null'),
+('crid_check_reserved_end(bigint, bigint, bigint)', ARRAY['1', '1', 'NULL'], 'null'),
+('crid_check_reserved_end(bigint, bigint, bigint)', ARRAY['1', '1', '4294967297'], '22003'),
+('crid_check_reserved_end(bigint, bigint, bigint)', ARRAY['1', '-9223372036854775808', '9223372036854775807'], '22003'),
+('crid_check_reserved_end(bigint, bigint, bigint)', ARRAY['1', '1', '4294967296'], 'ok'),
+('crid_check_not_evicted(text, bigint, bigint)', ARRAY['NULL', '1', '1'], 'null'),
+('crid_check_not_evicted(text, bigint, bigint)', ARRAY[$$'f'$$, 'NULL', '1'], 'null'),
+('crid_check_not_evicted(text, bigint, bigint)', ARRAY[$$'f'$$, '1', 'NULL'], 'null'),
+('crid_check_not_evicted(text, bigint, bigint)', ARRAY[$$'f'$$, '1', '2'], '55000'),
+('crid_check_not_evicted(text, bigint, bigint)', ARRAY[$$'f'$$, '-9223372036854775808', '9223372036854775807'], '55000'),
+('crid_check_not_evicted(text, bigint, bigint)', ARRAY[$$'f'$$, '2', '2'], 'ok'),
+('crid_evicted_before(regclass)', ARRAY['NULL'], '22004'),
+('crid_evicted_before(regclass)', ARRAY['crid_registry_table()'], 'ok'),
+('crid_record_eviction(regclass, bigint)', ARRAY['NULL', '0'], '22004'),
+('crid_record_eviction(regclass, bigint)', ARRAY['crid_registry_table()', 'NULL'], '22004'),
+('crid_record_eviction(regclass, bigint)', ARRAY['crid_registry_table()', '0'], 'ok'),
 -- Ids for past times, snowflake: NULL is 22004, a field beyond its width
 -- 22003, a time outside the layout 22008 (sql/snowflake_backfill.sql)
 ('snowflake_pack(timestamptz, integer, integer)', ARRAY['NULL', '1', '1'], '22004'),

@@ -573,6 +573,8 @@ BEGIN
         RAISE EXCEPTION 'crid_allocate: ts and block_size must not be NULL' USING ERRCODE = '22004';
     END IF;
     PERFORM @extschema@.crid_check_allocation(crid_allocate.ts, crid_allocate.block_size);
+    PERFORM @extschema@.crid_check_not_evicted('crid_allocate', crid_allocate.ts,  -- issue 13
+                                               @extschema@.crid_evicted_before(@extschema@.crid_registry_table()));
     EXECUTE format('INSERT INTO %s AS a (ts, next_seq) VALUES ($1, $2) '
                    'ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq + EXCLUDED.next_seq RETURNING a.next_seq',
                    @extschema@.crid_registry_table())
@@ -590,6 +592,7 @@ DECLARE
     horizon bigint := @extschema@.crid_evict_horizon(before);
     deleted bigint;
 BEGIN
+    PERFORM @extschema@.crid_record_eviction(@extschema@.crid_registry_table(), horizon); -- issue 13
     EXECUTE format('DELETE FROM %s WHERE ts < $1', @extschema@.crid_registry_table()) USING horizon;
     GET DIAGNOSTICS deleted = ROW_COUNT;
     RETURN deleted;
@@ -614,6 +617,26 @@ CREATE FUNCTION crid_registry_status(
     LANGUAGE C VOLATILE PARALLEL SAFE ROWS 1;
 COMMENT ON FUNCTION crid_registry_status() IS
     'the crid block reserver''s registry: where it is, its state and last error, connection, latency and node leases';
+
+-- Snowflake node leases (issue 8): one row per node a server of the fleet
+-- holds, leased (crid.node_id = 'lease') or registered (a static
+-- crid.node_id or crid.snowflake_nodes), kept by its worker on the registry
+-- server. high_water_ms bounds every id its holder may have minted: the next
+-- holder starts above it. Dumped by pg_dump; only its owner (and the roles
+-- the README lists) may write it.
+CREATE TABLE crid_node_leases (
+    node integer PRIMARY KEY CHECK (node BETWEEN 0 AND 65535),
+    holder text NOT NULL,
+    token text NOT NULL,
+    kind text NOT NULL CHECK (kind IN ('lease', 'static')),
+    lease_until timestamptz NOT NULL,
+    renewed_at timestamptz NOT NULL,
+    high_water_ms bigint NOT NULL
+);
+SELECT pg_catalog.pg_extension_config_dump('crid_node_leases', '');
+REVOKE ALL ON crid_node_leases FROM PUBLIC;
+COMMENT ON TABLE crid_node_leases IS
+    'snowflake nodes held by the servers of a fleet: holder, lease expiry, and the bound of the holder''s ids';
 
 ------------------------------------------------------------------------------
 -- Ids for past times: snowflake (issue 13)
@@ -828,23 +851,112 @@ $$;
 COMMENT ON FUNCTION snowflake_backfill_plan(regclass, name, name, text) IS
     'plan the snowflake ids of a backfill on crid.backfill_node; returns the expression for crid_backfill';
 
--- Snowflake node leases (issue 8): one row per node a server of the fleet
--- holds, leased (crid.node_id = 'lease') or registered (a static
--- crid.node_id or crid.snowflake_nodes), kept by its worker on the registry
--- server. high_water_ms bounds every id its holder may have minted: the next
--- holder starts above it. Dumped by pg_dump; only its owner (and the roles
--- the README lists) may write it.
-CREATE TABLE crid_node_leases (
-    node integer PRIMARY KEY CHECK (node BETWEEN 0 AND 65535),
-    holder text NOT NULL,
-    token text NOT NULL,
-    kind text NOT NULL CHECK (kind IN ('lease', 'static')),
-    lease_until timestamptz NOT NULL,
-    renewed_at timestamptz NOT NULL,
-    high_water_ms bigint NOT NULL
-);
-SELECT pg_catalog.pg_extension_config_dump('crid_node_leases', '');
-REVOKE ALL ON crid_node_leases FROM PUBLIC;
-COMMENT ON TABLE crid_node_leases IS
-    'snowflake nodes held by the servers of a fleet: holder, lease expiry, and the bound of the holder''s ids';
+------------------------------------------------------------------------------
+-- Ids for past times: crid (issue 13)
+------------------------------------------------------------------------------
 
+-- How far crid_evict deleted each registry table: every second below
+-- evicted_before. Such a second cannot be reserved in again (its row would
+-- restart at sequence 0 and repeat ids handed out before), so crid_reserve
+-- and crid_allocate refuse it. Keyed by the registry table, schema-qualified
+-- (crid_registry_table()::text), since crid.registry_table may name another.
+CREATE TABLE crid_evictions (
+    registry text PRIMARY KEY,
+    evicted_before bigint NOT NULL
+);
+COMMENT ON TABLE crid_evictions IS
+    'crid_evict horizons: registry table -> every registry ts below evicted_before was deleted';
+SELECT pg_catalog.pg_extension_config_dump('crid_evictions', '');
+REVOKE ALL ON crid_evictions FROM PUBLIC;
+
+CREATE FUNCTION crid_check_not_evicted(fn text, ts bigint, evicted_before bigint) RETURNS void
+    AS 'MODULE_PATHNAME', 'crid_check_not_evicted'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- The eviction horizon of a registry table (0: never evicted), its row
+-- locked FOR SHARE until the caller's transaction ends, so a crid_evict
+-- (which updates the row before it deletes) waits for reservations made
+-- under the old horizon, and a reservation waiting for a crid_evict sees the
+-- new one. The row is created when missing, so there is always one to lock.
+CREATE FUNCTION crid_evicted_before(registry regclass) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    name text := registry::text; -- qualified: no schema of it is on the search_path
+    horizon bigint;
+BEGIN
+    IF registry IS NULL THEN
+        RAISE EXCEPTION 'crid_evicted_before: registry must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    SELECT e.evicted_before INTO horizon FROM @extschema@.crid_evictions e WHERE e.registry = name FOR SHARE;
+    IF NOT FOUND THEN
+        INSERT INTO @extschema@.crid_evictions (registry, evicted_before) VALUES (name, 0) ON CONFLICT DO NOTHING;
+        SELECT e.evicted_before INTO horizon FROM @extschema@.crid_evictions e WHERE e.registry = name FOR SHARE;
+    END IF;
+    RETURN horizon;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION crid_evicted_before(regclass) FROM PUBLIC;
+
+-- crid_evict's record of its horizon: never lowered.
+CREATE FUNCTION crid_record_eviction(registry regclass, evicted_before bigint) RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+BEGIN
+    IF crid_record_eviction.registry IS NULL OR crid_record_eviction.evicted_before IS NULL THEN
+        RAISE EXCEPTION 'crid_record_eviction: registry and evicted_before must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    INSERT INTO @extschema@.crid_evictions AS e (registry, evicted_before)
+    VALUES (crid_record_eviction.registry::text, crid_record_eviction.evicted_before)
+    ON CONFLICT (registry) DO UPDATE SET evicted_before = greatest(e.evicted_before, EXCLUDED.evicted_before);
+END
+$$;
+REVOKE EXECUTE ON FUNCTION crid_record_eviction(regclass, bigint) FROM PUBLIC;
+
+-- The id of `sequence` in at's second. It mints nothing: the sequence must
+-- come from a block reserved for that second (crid_reserve). Not STRICT: a
+-- NULL argument is ERROR 22004, never a NULL id stored by a backfill.
+CREATE FUNCTION crid_pack(at timestamptz, sequence bigint) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'crid_pack'
+    LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION crid_pack(timestamptz, bigint) IS
+    'the crid id of sequence in at''s second (the sequence from a block crid_reserve reserved)';
+
+CREATE FUNCTION crid_reserve_ts(at timestamptz, n bigint) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'crid_reserve_ts'
+    LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION crid_check_reserved_end(ts bigint, n bigint, next_seq bigint) RETURNS void
+    AS 'MODULE_PATHNAME', 'crid_check_reserved_end'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- Reserves a block of n sequences of at's second in the registry, with the
+-- upsert every node uses (crid_allocate, the block reserver, the Go
+-- library), and returns its start: the ids crid_pack(at, start) ..
+-- crid_pack(at, start + n - 1) are the caller's. The reservation is part of
+-- the caller's transaction: it commits with the ids it gave (a rolled-back
+-- backfill leaves neither), and the second's registry row stays locked until
+-- then, so reserve long past seconds rather than the current one.
+CREATE FUNCTION crid_reserve(at timestamptz, n bigint) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ts bigint := @extschema@.crid_reserve_ts(at, n);
+    registry regclass := @extschema@.crid_registry_table();
+    block_end bigint;
+BEGIN
+    PERFORM @extschema@.crid_check_not_evicted('crid_reserve', ts, @extschema@.crid_evicted_before(registry));
+    EXECUTE format('INSERT INTO %s AS a (ts, next_seq) VALUES ($1, $2) '
+                   'ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq + EXCLUDED.next_seq RETURNING a.next_seq',
+                   registry)
+        INTO block_end USING ts, n;
+    PERFORM @extschema@.crid_check_reserved_end(ts, n, block_end);
+    RETURN block_end - n;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION crid_reserve(timestamptz, bigint) FROM PUBLIC;
+COMMENT ON FUNCTION crid_reserve(timestamptz, bigint) IS
+    'reserve a block of n sequences of at''s second in the registry (refused for an evicted second) and return its start';

@@ -55,6 +55,8 @@ ORDER BY metric;
 INSERT INTO crid_allocations VALUES (10, 50), (11, 50);
 SELECT crid_evict('2026-01-01 00:00:11+00') AS evicted;
 SELECT ts FROM crid_allocations WHERE ts IN (10, 11) ORDER BY ts;
+-- and no block is reserved in an evicted second again (issue 13).
+SELECT crid_allocate(10, 1);
 DELETE FROM crid_allocations WHERE ts IN (10, 11);
 
 -- Who may use the registry: nobody but the owner, unless granted.
@@ -75,10 +77,10 @@ SELECT crid_allocate(0, -5);
 SELECT crid_allocate(0, 4294967297);
 SELECT crid_allocate(2147483648, 10);
 SELECT crid_allocate(NULL, 10);
-SELECT crid_allocate(8, 4294967296);
-SELECT crid_allocate(8, 1);
-SELECT next_seq FROM crid_allocations WHERE ts = 8;
-DELETE FROM crid_allocations WHERE ts = 8;
+SELECT crid_allocate(12, 4294967296);
+SELECT crid_allocate(12, 1);
+SELECT next_seq FROM crid_allocations WHERE ts = 12;
+DELETE FROM crid_allocations WHERE ts = 12;
 SELECT crid_parse(-1);
 SELECT crid_to_timestamptz(-42);
 SELECT crid_floor('2025-12-31 23:59:59+00');

@@ -21,6 +21,9 @@ SELECT uuid_generate_v7() IS NOT NULL AS uuidv7, snowflake_next(1) > 0 AS snowfl
        uuid_v7_to_timestamptz(uuid_generate_v7()) IS NOT NULL AS decodes,
        (snowflake_parse(snowflake_next(2))).node AS node, (crid_parse(crid_next())).sequence >= 0 AS crid_decodes;
 
+-- Packing the id of a past second (reserving one is for crid_reserve's grantees).
+SELECT crid_pack('2026-06-01', 7) = crid_floor('2026-06-01') + 7 AS crid_pack;
+
 -- Everything that would let it change ids, the registry or the worker.
 SELECT what, regress.sqlstate_of(statement) AS sqlstate
 FROM (VALUES
@@ -58,6 +61,11 @@ FROM (VALUES
     ('a trigger on the registry', $$CREATE TRIGGER t BEFORE INSERT ON crid_allocations FOR EACH ROW EXECUTE FUNCTION suppress_redundant_updates_trigger()$$),
     ('crid_allocate', 'SELECT crid_allocate(1, 100)'),
     ('crid_evict', $$SELECT crid_evict(now() - interval '2 days')$$),
+    ('crid_reserve', $$SELECT crid_reserve('2026-06-01', 10)$$),
+    ('read the evict horizons', 'SELECT * FROM crid_evictions'),
+    ('erase the evict horizons', 'DELETE FROM crid_evictions'),
+    ('lower an evict horizon', $$SELECT crid_record_eviction('crid_allocations', -1)$$),
+    ('lock an evict horizon', $$SELECT crid_evicted_before('crid_allocations')$$),
     ('crid_accept_layout', 'SELECT crid_accept_layout()'),
     ('crid_reset_high_water', 'SELECT crid_reset_high_water(now())'),
     ('replace crid_next', $$CREATE OR REPLACE FUNCTION crid_next() RETURNS bigint LANGUAGE sql AS 'SELECT 1::bigint'$$),

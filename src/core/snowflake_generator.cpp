@@ -105,6 +105,28 @@ Step next(const Layout &l, const Policy &p, uint64_t state, int64_t now) {
     return s; // refuse
 }
 
+std::optional<Step> added_after(const Layout &l, const Policy &p, uint64_t prior, int64_t now) {
+    const uint64_t claimed = prior + 1;
+    const int64_t unit = state_unit(l, claimed), sequence = state_sequence(l, claimed);
+    // claim() adds only where the word cannot pass the time field; a value
+    // that did would decode to an early unit and must never be issued.
+    if ((claimed >> (l.time_bits + l.sequence_bits)) != 0 || unit < now)
+        return std::nullopt;
+    Step s;
+    s.kind = Step::Kind::issue;
+    s.next_state = claimed;
+    s.unit = unit;
+    s.sequence = sequence;
+    if (unit > now) {
+        s.drift_ms = (unit - now) * l.unit_ms;
+        if (s.drift_ms > p.borrow_ms)
+            return std::nullopt;
+        s.borrowed = true;
+        s.exhausted = true; // only a carry over the last sequence gets ahead of the clock here
+    }
+    return s;
+}
+
 uint64_t state_after_restart(const Layout &l, int64_t high_water_unix_ms) {
     if (high_water_unix_ms < l.epoch_unix_ms)
         return 0;

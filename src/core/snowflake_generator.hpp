@@ -25,6 +25,7 @@
 #include "snowflake_layout.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace crid::core::snowflake {
@@ -87,6 +88,13 @@ std::string refusal_message(const Step &step, const Policy &policy);
 // The hint that goes with refusal_message().
 std::string refusal_hint(const Policy &policy);
 
+// The step for the word value after `prior` that a fetch_add(1) claimed while
+// the clock read `now_unit`: an issue when that value is a valid next state
+// (the same unit, or a unit ahead within crid.clock_borrow_ms when other
+// claims carried the sequence over), nothing otherwise (the value is skipped:
+// the word is past it, so it is never issued).
+std::optional<Step> added_after(const Layout &layout, const Policy &policy, uint64_t prior, int64_t now_unit);
+
 // Claims one id from a shared word. It loads the word before reading the clock
 // (`now_unit()` returns time units), so any id already in the word was minted
 // from an earlier reading: a preempted caller cannot mistake its own stale
@@ -94,11 +102,32 @@ std::string refusal_hint(const Policy &policy);
 // again for the same reason. Returns the issue step that it published, or a
 // wait/refuse step for the caller to act on (wait: read the clock and call
 // again; a step is never published unless it issues).
+//
+// Where the word supports fetch_add and the next id is in the unit the word
+// already holds (the common case under load), it adds one instead of
+// compare-and-swapping: an add always succeeds, where a compare-and-swap
+// fails and retries whenever another backend minted on the node in between,
+// which is what kept two sessions on one node well below twice one. Adds
+// that race past the unit's last sequence carry into the next unit (a borrow
+// of one unit, checked by added_after). At most `racers` claims run at once,
+// so the word overshoots the last sequence by fewer than `racers`; the add is
+// only used where that cannot carry past the time field.
 template <Word W, class Clock>
-Step claim(W &word, const Layout &layout, const Policy &policy, Clock &&now_unit) {
+Step claim(W &word, const Layout &layout, const Policy &policy, Clock &&now_unit, uint64_t racers = 1024) {
     uint64_t old = word.load();
     for (;;) {
-        Step step = next(layout, policy, old, now_unit());
+        const int64_t now = now_unit();
+        Step step = next(layout, policy, old, now);
+        if constexpr (AtomicWord<W>) {
+            const int64_t room = max_time_units(layout) - state_unit(layout, old);
+            if (step.kind == Step::Kind::issue && !step.borrowed && step.unit == state_unit(layout, old) &&
+                uint64_t(room) > (racers >> layout.sequence_bits) + 1) {
+                if (std::optional<Step> taken = added_after(layout, policy, word.fetch_add(1), now))
+                    return *taken;
+                old = word.load();
+                continue;
+            }
+        }
         if (step.kind != Step::Kind::issue || word.compare_exchange(old, step.next_state))
             return step;
     }

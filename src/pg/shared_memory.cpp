@@ -1,7 +1,9 @@
 #include "shared_memory.hpp"
 
 extern "C" {
+#include "access/twophase.h"
 #include "access/xlog.h"
+#include "storage/proc.h"
 }
 
 #include "crid_shared.hpp"
@@ -95,6 +97,8 @@ SharedState *shared_state() noexcept { return state; }
 SnowflakeNodeSlot *snowflake_slots() noexcept { return slots; }
 
 int64_t snowflake_slot_count() noexcept { return int64_t(1) << snowflake::server_layout().node_bits; }
+
+uint64_t process_slot_count() noexcept { return uint64_t(MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts); }
 
 void require_minting(const char *family, const char *what, const char *preload_hint) {
     if (RecoveryInProgress())

@@ -65,6 +65,11 @@ SharedState *shared_state() noexcept;
 SnowflakeNodeSlot *snowflake_slots() noexcept;
 int64_t snowflake_slot_count() noexcept;
 
+// How many processes can mint at once (every PGPROC: backends, auxiliary
+// processes, prepared transactions): the UUIDv7 slot width and the bound on
+// snowflake adds racing past a unit (snowflake_generator.hpp).
+uint64_t process_slot_count() noexcept;
+
 // ERROR unless this process may mint `family` ids ("snowflake", "crid"): not
 // during recovery (a standby copied from its primary carries the primary's
 // node ids, high-water mark and registry, so it would repeat its ids), and

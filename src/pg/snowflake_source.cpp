@@ -78,9 +78,10 @@ int64_t mint(int64_t node, int64_t gene) {
     for (;;) {
         int64_t id = 0;
         Step step = pg::guarded([&] {
-            Step claimed = core::snowflake::claim(slot.state, layout, policy, [&] {
-                return core::snowflake::unit_of_unix_ms(layout, core::wall_clock_ns() / core::ns_per_ms);
-            });
+            Step claimed = core::snowflake::claim(
+                slot.state, layout, policy,
+                [&] { return core::snowflake::unit_of_unix_ms(layout, core::wall_clock_ns() / core::ns_per_ms); },
+                process_slot_count());
             if (claimed.kind == Step::Kind::issue)
                 id = core::snowflake::id_from(layout, claimed, node, gene);
             return claimed;

@@ -9,7 +9,6 @@
 #include "../core/uuidv7_clock.hpp"
 
 extern "C" {
-#include "access/twophase.h"
 #include "storage/proc.h"
 }
 
@@ -71,7 +70,7 @@ core::Uuid compose(uint64_t tick, uint64_t random) {
         return core::uuidv7::from_tick(tick, random);
     // Backends that read the same tick differ in their process slot.
     if (slot_bits == 0)
-        slot_bits = core::uuidv7::slot_bits_for(uint64_t(MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts));
+        slot_bits = core::uuidv7::slot_bits_for(process_slot_count());
     return core::uuidv7::from_tick_and_slot(tick, uint64_t(MyProc->pgprocno), slot_bits, random);
 }
 

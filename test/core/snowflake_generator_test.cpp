@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <random>
 #include <thread>
 #include <vector>
@@ -417,4 +418,90 @@ TEST(threads_on_one_word_with_a_jumpy_fake_clock) {
         return fake.load();
     };
     race(l, policy, 4, 100000, clock, [&](const Step &) { fake.fetch_add(1); });
+}
+
+// The fetch_add path of claim(): what an add that raced past the unit's last
+// sequence may issue.
+TEST(an_add_in_the_unit_issues_the_next_sequence) {
+    Layout l = tiny(); // 4 sequences a unit
+    std::optional<Step> s = added_after(l, policy, encode_state(l, 100, 1), 100);
+    CHECK(s.has_value());
+    CHECK_EQ(s->unit, 100);
+    CHECK_EQ(s->sequence, 2);
+    CHECK(!s->borrowed);
+    CHECK_EQ(s->next_state, encode_state(l, 100, 2));
+}
+
+TEST(an_add_past_the_last_sequence_borrows_the_next_unit) {
+    Layout l = tiny();
+    std::optional<Step> s = added_after(l, policy, encode_state(l, 100, 3), 100);
+    CHECK(s.has_value());
+    CHECK_EQ(s->unit, 101);
+    CHECK_EQ(s->sequence, 0);
+    CHECK(s->borrowed);
+    CHECK(s->exhausted);
+    CHECK_EQ(s->drift_ms, 1);
+    // Without a borrow window the value is skipped, never issued.
+    CHECK(!added_after(l, Policy{5, 0}, encode_state(l, 100, 3), 100).has_value());
+    // Past the time field: never issued (it would decode to unit 0).
+    CHECK(!added_after(l, policy, encode_state(l, max_time_units(l), 3), max_time_units(l)).has_value());
+}
+
+namespace {
+
+// A word that counts the adds claim() makes.
+struct CountingWord {
+    LocalWord word;
+    int adds = 0;
+    uint64_t load() const noexcept { return word.load(); }
+    void store(uint64_t v) noexcept { word.store(v); }
+    uint64_t fetch_add(uint64_t v) noexcept { return ++adds, word.fetch_add(v); }
+    bool compare_exchange(uint64_t &expected, uint64_t desired) noexcept {
+        return word.compare_exchange(expected, desired);
+    }
+};
+
+} // namespace
+
+TEST(claim_adds_only_where_the_word_cannot_pass_the_time_field) {
+    Layout l = tiny();
+    const int64_t last = max_time_units(l);
+    // 1024 racers over 4 sequences could carry 256 units: near the end of the
+    // time field the claim compare-and-swaps instead.
+    CountingWord near_end;
+    near_end.store(encode_state(l, last - 10, 2));
+    Step s = claim(
+        near_end, l, policy, [&] { return last - 10; }, 1024);
+    CHECK(s.kind == Kind::issue);
+    CHECK_EQ(s.sequence, 3);
+    CHECK_EQ(near_end.adds, 0);
+    CHECK_EQ(near_end.load(), encode_state(l, last - 10, 3));
+    // Far from it, the next sequence of the word's unit is one add.
+    CountingWord far;
+    far.store(encode_state(l, 1000, 2));
+    s = claim(
+        far, l, policy, [&] { return int64_t(1000); }, 1024);
+    CHECK(s.kind == Kind::issue);
+    CHECK_EQ(s.sequence, 3);
+    CHECK_EQ(far.adds, 1);
+    CHECK_EQ(far.load(), encode_state(l, 1000, 3));
+    // A new unit, a borrow or an exhausted unit still compare-and-swap or wait.
+    s = claim(
+        far, l, policy, [&] { return int64_t(1000); }, 1024);
+    CHECK(s.kind == Kind::wait);
+    s = claim(
+        far, l, policy, [&] { return int64_t(1001); }, 1024);
+    CHECK(s.kind == Kind::issue);
+    CHECK_EQ(s.unit, 1001);
+    CHECK_EQ(far.adds, 1);
+}
+
+// Four sequences a unit and eight threads: adds carry into later units all
+// the time, and every id is still distinct and increasing per thread.
+TEST(threads_adding_past_tiny_units_stay_distinct) {
+    Layout l = server_layout(epoch_2026, 10, 2, 0);
+    std::atomic<int64_t> fake{1000000};
+    std::atomic<uint64_t> calls{0};
+    auto clock = [&] { return calls.fetch_add(1) % 64 == 0 ? fake.fetch_add(1) + 1 : fake.load(); };
+    race(l, policy, 8, 20000, clock, [&](const Step &) { fake.fetch_add(1); });
 }
