@@ -49,10 +49,16 @@ SHLIB_LINK += -lstdc++
 # JIT bitcode of C++ glue buys nothing and would need clang at install time.
 override with_llvm := no
 
+# A fleet on one registry (issue 8): the worker speaks libpq to a remote
+# registry, linked as postgres_fdw links it.
+SHLIB_LINK_INTERNAL = $(libpq)
+PG_CPPFLAGS += -I$(libpq_srcdir)
+
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 override CPPFLAGS := $(patsubst -I$(includedir_server),-isystem $(includedir_server),$(CPPFLAGS))
+override CPPFLAGS := $(patsubst -I$(libpq_srcdir),-isystem $(libpq_srcdir),$(CPPFLAGS))
 PG_PROVE_FLAGS += -I $(srcdir)/test/tap/lib
 
 # Rebuild an object when a header it includes changes (PGXS tracks only the

@@ -319,6 +319,8 @@ INSERT INTO regress.bad_input VALUES
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['4294967295', '-32768'], 'ok'),
 -- The registry table (issue 14): crid.registry_table is not set here
 ('crid_registry_table()', '{}', 'ok'),
+-- A fleet on one registry (issue 8): no arguments to get wrong
+('crid_registry_status()', '{}', 'ok'),
 -- Ids for past times, crid: NULL is 22004, a count or sequence outside the
 -- second 22003, a time outside the layout 22008, an evicted second 55000
 -- (sql/crid_backfill.sql). sql/crid.sql evicted all but the last 2 days, so

@@ -600,6 +600,45 @@ END
 $$;
 
 ------------------------------------------------------------------------------
+-- A fleet of servers on one registry (issue 8): crid.registry names a remote
+-- registry server the block reserver reaches over libpq.
+------------------------------------------------------------------------------
+
+-- What the block reserver last saw of its registry: where it is (never a
+-- password), its state and last error, the connection to a remote registry,
+-- the latency of its last round trip, and the expiry of its snowflake node
+-- leases and what keeps it from a node (below).
+CREATE FUNCTION crid_registry_status(
+    OUT registry text, OUT remote boolean, OUT state text, OUT detail text, OUT connected boolean,
+    OUT connects bigint, OUT round_trips bigint, OUT last_round_trip_us bigint,
+    OUT lease_until timestamptz, OUT lease_problem text)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'crid_registry_status'
+    LANGUAGE C VOLATILE PARALLEL SAFE ROWS 1;
+COMMENT ON FUNCTION crid_registry_status() IS
+    'the crid block reserver''s registry: where it is, its state and last error, connection, latency and node leases';
+
+-- Snowflake node leases (issue 8): one row per node a server of the fleet
+-- holds, leased (crid.node_id = 'lease') or registered (a static
+-- crid.node_id or crid.snowflake_nodes), kept by its worker on the registry
+-- server. high_water_ms bounds every id its holder may have minted: the next
+-- holder starts above it. Dumped by pg_dump; only its owner (and the roles
+-- the README lists) may write it.
+CREATE TABLE crid_node_leases (
+    node integer PRIMARY KEY CHECK (node BETWEEN 0 AND 65535),
+    holder text NOT NULL,
+    token text NOT NULL,
+    kind text NOT NULL CHECK (kind IN ('lease', 'static')),
+    lease_until timestamptz NOT NULL,
+    renewed_at timestamptz NOT NULL,
+    high_water_ms bigint NOT NULL
+);
+SELECT pg_catalog.pg_extension_config_dump('crid_node_leases', '');
+REVOKE ALL ON crid_node_leases FROM PUBLIC;
+COMMENT ON TABLE crid_node_leases IS
+    'snowflake nodes held by the servers of a fleet: holder, lease expiry, and the bound of the holder''s ids';
+
+------------------------------------------------------------------------------
 -- Ids for past times: snowflake (issue 13)
 ------------------------------------------------------------------------------
 

@@ -23,6 +23,11 @@ class NodeSet {
     // The text it was parsed from, normalised ("all" when empty).
     std::string describe() const;
 
+    // The ranges as parsed, for callers that walk the set (none: every node).
+    int range_count() const noexcept { return count_; }
+    int32_t range_first(int i) const noexcept { return ranges_[i].first; }
+    int32_t range_last(int i) const noexcept { return ranges_[i].last; }
+
   private:
     struct Range {
         int32_t first, last;

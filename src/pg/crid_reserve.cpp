@@ -153,23 +153,12 @@ void row_sql(char *out, size_t size, const char *table) {
 // Makes the registry mark cover a second before any of its ids is served;
 // false (a gap: the blocks are reserved, never served) when it cannot.
 bool cover_mark(int64_t unix_s, int64_t sequence, registry::Failure &failure) {
-    MemoryContext caller_context = CurrentMemoryContext;
-    volatile bool ok = false;
-    PG_TRY();
-    {
-        registry_mark::cover(unix_s, sequence);
-        ok = true;
-    }
-    PG_CATCH();
-    {
-        MemoryContextSwitchTo(caller_context);
-        ErrorData *error = CopyErrorData();
-        FlushErrorState();
-        registry::set_failure(failure, error->sqlerrcode, "%s", error->message);
-        FreeErrorData(error);
-    }
-    PG_END_TRY();
-    return ok;
+    struct Mark {
+        int64_t unix_s, sequence;
+    } mark{unix_s, sequence};
+    return registry::run_catching(
+        [](void *m) { registry_mark::cover(static_cast<Mark *>(m)->unix_s, static_cast<Mark *>(m)->sequence); }, &mark,
+        failure);
 }
 
 // One registry transaction, committed before anything of it is used: the

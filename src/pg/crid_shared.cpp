@@ -27,8 +27,10 @@ void init_shared(CridShared *memory, LWLock *mark_lock) {
     for (pg_atomic_uint64 *c :
          {&memory->blocks_reserved, &memory->ids_reserved, &memory->registry_failures, &memory->registry_commits,
           &memory->registry_us_total, &memory->registry_us_max, &memory->sync_waits, &memory->wait_timeouts,
-          &memory->registry_regressions, &memory->registry_round_trips, &memory->registry_last_us})
+          &memory->registry_regressions, &memory->registry_round_trips, &memory->registry_last_us,
+          &memory->round_started_ns, &memory->registry_connects})
         pg_atomic_init_u64(c, 0);
+    pg_atomic_init_u32(&memory->registry_connected, 0);
     memory->worker_failures = 0;
     memory->registry_database_missing = false;
     memory->mark_lock = mark_lock;

@@ -29,6 +29,7 @@ enum class WorkerState : int {
     no_database,  // crid.registry_database does not exist; the worker waits for it
     no_extension, // connected, but CREATE EXTENSION crid was not run there
     bad_table,    // crid.registry_table names no table of the registry's shape there
+    unreachable,  // a remote registry (crid.registry) cannot be reached or stopped answering
     failing,      // a reservation failed; `detail` says why
     serving,      // reserving blocks normally
 };
@@ -41,7 +42,7 @@ struct CridShared {
     slock_t status_lock;               // guards the fields below
     WorkerState state;
     int worker_pid;
-    char detail[256];
+    char detail[512];
     // Counters: written by the worker, except sync_waits and timeouts.
     pg_atomic_uint64 blocks_reserved;
     pg_atomic_uint64 ids_reserved;
@@ -54,6 +55,9 @@ struct CridShared {
     pg_atomic_uint64 registry_regressions; // times the registry was seen to go backwards
     pg_atomic_uint64 registry_round_trips; // registry transactions of any kind (blocks, leases, checks)
     pg_atomic_uint64 registry_last_us;     // how long the last one took
+    pg_atomic_uint64 round_started_ns;     // monotonic start of the transaction in flight, 0 when none
+    pg_atomic_uint64 registry_connects;    // connections made to a remote registry
+    pg_atomic_uint32 registry_connected;   // 1 while connected to a remote registry
 
     // Across worker processes (status_lock): consecutive failed worker
     // processes, for the pause before the next one starts, and whether the

@@ -6,6 +6,7 @@
 #include "crid_next.hpp"
 #include "crid_settings.hpp"
 #include "crid_shared.hpp"
+#include "fleet_settings.hpp"
 #include "registry_mark.hpp"
 #include "shared_memory.hpp"
 #include "timestamp_args.hpp"
@@ -19,6 +20,8 @@ extern "C" {
 #include "storage/procarray.h"
 #include "utils/wait_event.h"
 }
+
+#include <cctype>
 
 using namespace crid;
 namespace ids = crid::core::crid_ids;
@@ -46,7 +49,7 @@ bool waits_for_lock(int pid) {
 // what the worker last reported, with a hint for that cause.
 void raise_timeout(pg::crid_ids::CridShared *s) {
     pg_atomic_fetch_add_u64(&s->wait_timeouts, 1);
-    char detail[256];
+    char detail[sizeof s->detail];
     pg::crid_ids::WorkerState state;
     int pid;
     SpinLockAcquire(&s->status_lock);
@@ -55,10 +58,30 @@ void raise_timeout(pg::crid_ids::CridShared *s) {
     std::memcpy(detail, s->detail, sizeof detail);
     SpinLockRelease(&s->status_lock);
     const char *database = pg::crid_ids::registry_database();
+    const char *registry = pg::fleet::registry_name();
+    bool remote = pg::fleet::remote();
+    uint64 round_started = pg_atomic_read_u64(&s->round_started_ns);
+    int64_t round_ms = round_started ? (core::monotonic_ns() - int64_t(round_started)) / core::ns_per_ms : 0;
     const char *why;
     char hint[512];
+    char why_text[256];
     using pg::crid_ids::WorkerState;
-    if (waits_for_lock(pid)) {
+    if (remote && round_ms >= 1000) {
+        std::snprintf(why_text, sizeof why_text, "%s has not answered the crid background worker for %lld ms", registry,
+                      static_cast<long long>(round_ms));
+        why = why_text;
+        std::snprintf(hint, sizeof hint,
+                      "The worker gives the connection up after crid.registry_timeout (%d ms) and connects again; "
+                      "check the registry server (its load, locks on the registry table, the network).",
+                      pg::fleet::registry_timeout_ms());
+    } else if (remote && state == WorkerState::unreachable) {
+        std::snprintf(why_text, sizeof why_text, "the crid background worker cannot reach %s", registry);
+        why = why_text;
+        std::snprintf(hint, sizeof hint,
+                      "Check crid.registry (host, port, dbname, user), that the registry server runs and its "
+                      "pg_hba.conf lets this server in, and the password (in ~/.pgpass of this server's OS user). "
+                      "The worker connects again with a growing pause.");
+    } else if (waits_for_lock(pid)) {
         why = "the crid background worker is waiting for a lock in the registry database";
         std::snprintf(hint, sizeof hint,
                       "A session in database \"%s\" holds a lock on crid_allocations (or its rows) that the worker "
@@ -80,14 +103,23 @@ void raise_timeout(pg::crid_ids::CridShared *s) {
                       "Create database \"%s\" and run CREATE EXTENSION crid in it, or set crid.registry_database "
                       "to the database that has the registry and restart the server.",
                       database);
+    } else if (state == WorkerState::connecting && remote) {
+        why = "the crid background worker is still connecting to the registry";
+        std::snprintf(hint, sizeof hint,
+                      "It connects to %s (crid.registry); crid_next() works again as soon as it "
+                      "reserves a block.",
+                      registry);
     } else if (state == WorkerState::connecting) {
         why = "the crid background worker is still connecting to the registry database";
         std::snprintf(hint, sizeof hint,
                       "If it keeps failing, the server log of the \"crid block reserver\" says why; crid_next() "
                       "works again as soon as it reserves a block.");
     } else if (state == WorkerState::no_extension) {
-        why = "the registry database does not have the crid extension";
-        std::snprintf(hint, sizeof hint, "Run CREATE EXTENSION crid in database \"%s\".", database);
+        why = remote ? "the registry does not have the crid extension"
+                     : "the registry database does not have the crid extension";
+        std::snprintf(hint, sizeof hint,
+                      "Run CREATE EXTENSION crid in %s, or point crid.registry_table at a registry table there.",
+                      registry);
     } else if (state == WorkerState::bad_table) {
         why = "crid.registry_table does not name a registry table";
         std::snprintf(hint, sizeof hint,
@@ -102,9 +134,10 @@ void raise_timeout(pg::crid_ids::CridShared *s) {
     } else {
         why = "the crid background worker did not reserve a block in time";
         std::snprintf(hint, sizeof hint,
-                      "The registry database \"%s\" answered too slowly: check its load and the worker's wait in "
-                      "pg_stat_activity, or raise crid.allocation_timeout.",
-                      database);
+                      "%s answered too slowly: check its load and the worker's wait in pg_stat_activity, or raise "
+                      "crid.allocation_timeout.",
+                      registry);
+        hint[0] = char(std::toupper(static_cast<unsigned char>(hint[0])));
     }
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("crid_next: no block within crid.allocation_timeout (%d ms): %s",

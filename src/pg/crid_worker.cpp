@@ -3,6 +3,8 @@
 #include "crid_reserve.hpp"
 #include "crid_settings.hpp"
 #include "crid_shared.hpp"
+#include "fleet_settings.hpp"
+#include "lease_worker.hpp"
 
 #include "../core/backoff.hpp"
 #include "../core/clock.hpp"
@@ -23,6 +25,7 @@ extern "C" {
 #include "utils/snapmgr.h"
 }
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 
@@ -76,13 +79,13 @@ void note_missing_database(ErrorData *error) {
 // (waiting backends do); a reload ends it early when `reload_wakes`, since it
 // may have fixed the cause of a failure.
 void pause_ms(int64_t ms, bool reload_wakes) {
-    const int64_t deadline = core::monotonic_ns() + ms * core::ns_per_ms;
+    const int64_t deadline = crid::core::monotonic_ns() + ms * crid::core::ns_per_ms;
     for (;;) {
-        int64_t left_ns = deadline - core::monotonic_ns();
+        int64_t left_ns = deadline - crid::core::monotonic_ns();
         if (left_ns <= 0)
             return;
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-                        long((left_ns + core::ns_per_ms - 1) / core::ns_per_ms), PG_WAIT_EXTENSION);
+                        long((left_ns + crid::core::ns_per_ms - 1) / crid::core::ns_per_ms), PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
         if (reload_wakes && ConfigReloadPending)
@@ -226,43 +229,63 @@ void crid_worker_main(Datum) {
     s->worker_latch = MyLatch;
     before_shmem_exit(on_worker_exit, 0);
 
-    if (database_missing)
-        wait_for_registry_database();
-    pause_after_failed_workers();
-
-    char detail[256];
-    std::snprintf(detail, sizeof detail, "connecting to database \"%s\" (crid.registry_database)", registry_database());
-    set_status(WorkerState::connecting, detail);
-    // A missing database is FATAL here (said once: the next worker process
-    // waits for it without trying); ALLOW_CONNECTIONS false, which the
-    // database's owner may set, is not.
-    previous_emit_log_hook = emit_log_hook;
-    emit_log_hook = note_missing_database;
-    BackgroundWorkerInitializeConnection(registry_database(), nullptr, BGWORKER_BYPASS_ALLOWCONN);
-    emit_log_hook = previous_emit_log_hook;
+    if (crid::pg::fleet::remote()) {
+        // A remote registry: the worker needs no database of this server.
+        BackgroundWorkerInitializeConnection(nullptr, nullptr, 0);
+        pause_after_failed_workers();
+        char detail[sizeof s->detail];
+        std::snprintf(detail, sizeof detail, "connecting to %s (crid.registry)", crid::pg::fleet::registry_name());
+        set_status(WorkerState::connecting, detail);
+    } else {
+        if (database_missing)
+            wait_for_registry_database();
+        pause_after_failed_workers();
+        char detail[256];
+        std::snprintf(detail, sizeof detail, "connecting to database \"%s\" (crid.registry_database)",
+                      registry_database());
+        set_status(WorkerState::connecting, detail);
+        // A missing database is FATAL here (said once: the next worker
+        // process waits for it without trying); ALLOW_CONNECTIONS false,
+        // which the database's owner may set, is not.
+        previous_emit_log_hook = emit_log_hook;
+        emit_log_hook = note_missing_database;
+        BackgroundWorkerInitializeConnection(registry_database(), nullptr, BGWORKER_BYPASS_ALLOWCONN);
+        emit_log_hook = previous_emit_log_hook;
+        set_status(WorkerState::serving, nullptr);
+    }
     pin_settings();
-    set_status(WorkerState::serving, nullptr);
 
     int64_t failures = 0;
+    int64_t retry_at_ns = 0; // after a failure: no new attempt before then
     for (;;) {
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);
             failures = 0; // the reload may have fixed the cause
+            retry_at_ns = 0;
         }
-        bool ok = refill();
-        failures = ok ? 0 : failures + 1;
-        if (ok) {
-            // Backends set the latch when their ids run low; the timeout
-            // covers a missed wake-up.
-            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000, PG_WAIT_EXTENSION);
-            ResetLatch(MyLatch);
-            CHECK_FOR_INTERRUPTS();
-        } else {
+        int64_t now = crid::core::monotonic_ns();
+        if (now >= retry_at_ns) {
+            bool ok = refill();
+            failures = ok ? 0 : failures + 1;
             // After a failure the worker pauses, growing up to 10 s, whatever
-            // waiting backends do, so they cannot turn a broken registry into
-            // a busy loop; a reload ends the pause.
-            pause_ms(retry_backoff.delay_ms(failures), true);
+            // waiting backends do, so they cannot turn a broken registry
+            // into a busy loop; a reload ends the pause.
+            retry_at_ns = ok ? 0 : now + retry_backoff.delay_ms(failures) * crid::core::ns_per_ms;
         }
+        // Snowflake node leases: renewals are due on their own clock,
+        // whatever the blocks do.
+        (void)crid::pg::lease::tick();
+        // Backends set the latch when their ids run low; the timeout covers
+        // a missed wake-up and ends a pause.
+        int64_t wake_ns = now + 1000 * crid::core::ns_per_ms;
+        if (retry_at_ns > now && retry_at_ns < wake_ns)
+            wake_ns = retry_at_ns;
+        wake_ns = std::min(wake_ns, std::max(now, crid::pg::lease::due_ns()));
+        int64_t left_ms = (wake_ns - crid::core::monotonic_ns() + crid::core::ns_per_ms - 1) / crid::core::ns_per_ms;
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, long(left_ms < 1 ? 1 : left_ms),
+                        PG_WAIT_EXTENSION);
+        ResetLatch(MyLatch);
+        CHECK_FOR_INTERRUPTS();
     }
 }

@@ -395,4 +395,12 @@ void reset(int64_t at_unix_ms, bool force) {
                          damaged ? " (the damaged file is replaced)" : "")));
 }
 
+int64_t current_mark_ms() { return int64_t(pg_atomic_read_u64(&shared_state()->snowflake_persisted_ms)); }
+
+void raise_node_above(int64_t node, int64_t unix_ms) {
+    ensure(unix_ms);
+    uint64_t start = snowflake_state_after_restart(unix_ms);
+    core::advance(snowflake_slots()[node].state, [start](uint64_t old) { return old > start ? old : start; });
+}
+
 } // namespace crid::pg::high_water

@@ -69,4 +69,13 @@ int64_t accept_layout(bool force);
 // layout) and minting resumes.
 void reset(int64_t at_unix_ms, bool force);
 
+// For snowflake node leases (lease_worker.cpp), the only two ways they use
+// the mark: the mark as it stands (Unix ms, written ahead of every id this
+// server returned), and, when this server takes over a node another server
+// held, raising that node's generator word above the previous holder's
+// bound (and the mark to it, so a restart stays above it too). ERROR when
+// the mark cannot be written.
+int64_t current_mark_ms();
+void raise_node_above(int64_t node, int64_t unix_ms);
+
 } // namespace crid::pg::high_water

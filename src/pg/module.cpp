@@ -3,6 +3,7 @@
 
 #include "crid_settings.hpp"
 #include "crid_worker.hpp"
+#include "fleet_settings.hpp"
 #include "high_water_keeper.hpp"
 #include "high_water_wal.hpp"
 #include "shared_memory.hpp"
@@ -25,12 +26,15 @@ void _PG_init(void) {
     crid::pg::uuidv7::define_settings();
     crid::pg::snowflake::define_settings();
     crid::pg::crid_ids::define_settings();
+    crid::pg::fleet::define_settings();
     crid::pg::time_predicates::init(process_shared_preload_libraries_in_progress);
     MarkGUCPrefixReserved("crid");
     if (process_shared_preload_libraries_in_progress) {
         crid::pg::snowflake::load_server_layout();
+        crid::pg::snowflake::check_node_settings();
         crid::pg::crid_ids::load_layout();
         crid::pg::crid_ids::load_registry_table();
+        crid::pg::fleet::validate_at_start();
         crid::pg::install_shared_memory_hooks();
         crid::pg::crid_ids::register_worker();
         crid::pg::high_water::register_keeper();

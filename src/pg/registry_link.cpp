@@ -1,6 +1,7 @@
 #include "registry_link.hpp"
 
 #include "crid_reserve.hpp"
+#include "fleet_settings.hpp"
 
 #include "../core/clock.hpp"
 #include "../core/time_units.hpp"
@@ -14,7 +15,7 @@ bool location_known = false;
 
 } // namespace
 
-Session &session() { return local_session(); }
+Session &session() { return fleet::remote() ? remote_session() : local_session(); }
 
 const Location *located() {
     if (location_known)
@@ -42,8 +43,11 @@ void forget(const Failure &) { location_known = false; }
 
 bool run(Statement *statements, int count, bool commit, Failure &failure) {
     crid_ids::CridShared *s = crid_ids::shared();
+    Session &registry = session();
     int64_t t0 = core::monotonic_ns();
-    bool ok = session().run(statements, count, commit, failure);
+    pg_atomic_write_u64(&s->round_started_ns, uint64(t0));
+    bool ok = registry.run(statements, count, commit, failure);
+    pg_atomic_write_u64(&s->round_started_ns, 0);
     uint64 us = uint64((core::monotonic_ns() - t0) / core::ns_per_us);
     pg_atomic_fetch_add_u64(&s->registry_round_trips, 1);
     pg_atomic_write_u64(&s->registry_last_us, us);
@@ -54,7 +58,11 @@ bool run(Statement *statements, int count, bool commit, Failure &failure) {
 
 void report_failure(const Failure &failure) {
     pg_atomic_fetch_add_u64(&crid_ids::shared()->registry_failures, 1);
-    crid_ids::report(crid_ids::WorkerState::failing, failure.sqlstate, failure.message);
+    // A remote registry that cannot be reached is a state of its own: the
+    // timeout error of crid_next() gives it its own hint.
+    bool unreachable = failure.lost && session().remote();
+    crid_ids::report(unreachable ? crid_ids::WorkerState::unreachable : crid_ids::WorkerState::failing,
+                     failure.sqlstate, failure.message);
 }
 
 } // namespace crid::pg::registry

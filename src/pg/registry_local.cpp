@@ -3,7 +3,7 @@
 // worker's own; an ERROR inside is caught here and rolls it back.
 #include "registry_session.hpp"
 
-#include "crid_settings.hpp"
+#include "fleet_settings.hpp"
 
 extern "C" {
 #include "access/xact.h"
@@ -26,6 +26,26 @@ void set_failure(Failure &failure, int sqlstate, const char *format, ...) {
     va_end(args);
 }
 
+bool run_catching(void (*step)(void *), void *context, Failure &failure) {
+    MemoryContext caller_context = CurrentMemoryContext;
+    volatile bool ok = false;
+    PG_TRY();
+    {
+        step(context);
+        ok = true;
+    }
+    PG_CATCH();
+    {
+        MemoryContextSwitchTo(caller_context);
+        ErrorData *error = CopyErrorData();
+        FlushErrorState();
+        set_failure(failure, error->sqlerrcode, "%s", error->message);
+        FreeErrorData(error);
+    }
+    PG_END_TRY();
+    return ok;
+}
+
 namespace {
 
 class LocalSession final : public Session {
@@ -37,7 +57,6 @@ class LocalSession final : public Session {
 
   private:
     bool open_ = false;
-    mutable char name_[NAMEDATALEN + 16] = "";
 };
 
 } // namespace
@@ -120,10 +139,7 @@ bool LocalSession::finish(bool commit, Failure &failure) {
     return true;
 }
 
-const char *LocalSession::name() const {
-    std::snprintf(name_, sizeof name_, "database \"%s\"", crid_ids::registry_database());
-    return name_;
-}
+const char *LocalSession::name() const { return fleet::registry_name(); }
 
 LocalSession local;
 

@@ -62,11 +62,20 @@ class Session {
 // Fills a failure from text (for conditions found by the caller).
 void set_failure(Failure &failure, int sqlstate, const char *format, ...) pg_attribute_printf(3, 4);
 
+// Runs step(context), which may raise an ERROR (and keeps only plain bytes
+// in its frames), in the caller's transaction: false with the ERROR in
+// `failure`, caught and flushed, when it does.
+bool run_catching(void (*step)(void *), void *context, Failure &failure);
+
 // Runs one statement through SPI in the caller's transaction (SPI
 // connected), its rows to the sink; an ERROR when it fails.
 void execute_here(Statement &statement);
 
 // The session of the local registry database (the worker is connected to it).
 Session &local_session();
+
+// The session of the remote registry (crid.registry), connecting on first
+// use (CridShared counts connections and says whether one is open).
+Session &remote_session();
 
 } // namespace crid::pg::registry

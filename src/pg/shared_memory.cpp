@@ -8,6 +8,7 @@ extern "C" {
 
 #include "crid_shared.hpp"
 #include "high_water.hpp"
+#include "lease_shared.hpp"
 #include "snowflake_settings.hpp"
 
 #include "../core/clock.hpp"
@@ -31,6 +32,7 @@ void request_shared_memory() {
     if (previous_request_hook)
         previous_request_hook();
     RequestAddinShmemSpace(add_size(add_size(sizeof(SharedState), slots_size()), crid_ids::shared_size()));
+    RequestAddinShmemSpace(lease::shared_size());
     RequestNamedLWLockTranche(lock_tranche, lock_count);
 }
 
@@ -52,6 +54,12 @@ void attach_shared_memory() {
     if (!found_blocks)
         crid_ids::init_shared(blocks, &locks[1].lock);
     crid_ids::attach(blocks);
+    bool found_leases;
+    auto *leases = static_cast<lease::LeaseShared *>(
+        ShmemInitStruct("crid snowflake node leases", lease::shared_size(), &found_leases));
+    if (!found_leases)
+        lease::init_shared(leases);
+    lease::attach(leases);
     if (!found_state) {
         state->snowflake_persist_lock = &locks[0].lock;
         pg_atomic_init_u64(&state->snowflake_persists, 0);

@@ -2,10 +2,14 @@
 
 #include "boundary.hpp"
 #include "settings_support.hpp"
+#include "lease_shared.hpp"
+
+#include "../core/lease.hpp"
 
 #include "../core/node_set.hpp"
 #include "../core/time_units.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 
 namespace crid::pg::snowflake {
@@ -18,7 +22,13 @@ int sequence_bits = 12;
 int gene_bits = 0;
 int clock_wait_ms = 5;
 int clock_borrow_ms = 1000;
+// crid.node_id: a node number (-1: none), 'lease' (node_lease), or at
+// server start text that is neither (node_invalid, refused by
+// check_node_settings so that the start stops).
+constexpr int node_lease = -2, node_invalid = -3;
+char *node_id_text = nullptr;
 int node_id = -1;
+bool layout_loaded = false;
 int backfill_node_id = -1;
 char *allowed_nodes_text = nullptr;
 
@@ -45,10 +55,61 @@ bool check_allowed_nodes(char **newval, void **extra, GucSource) {
     return true;
 }
 
+// "lease" in any case, blanks around it allowed.
+bool names_lease(const char *text) {
+    if (pg_strncasecmp(text, "lease", 5) != 0)
+        return false;
+    const char *rest = text + 5;
+    while (*rest == ' ')
+        ++rest;
+    return *rest == '\0';
+}
+
+// crid.node_id: a number or 'lease'. Called by the GUC machinery: no
+// exception may leave it.
+bool check_node_id(char **newval, void **extra, GucSource) {
+    const char *text = *newval ? *newval : "";
+    while (*text == ' ')
+        ++text;
+    int value = node_invalid;
+    if (names_lease(text)) {
+        value = node_lease;
+    } else {
+        char *end = nullptr;
+        errno = 0;
+        long n = std::strtol(text, &end, 10);
+        if (end != text && errno == 0 && end[strspn(end, " ")] == '\0' && n >= -1 && n <= 65535)
+            value = int(n);
+    }
+    if (value == node_invalid && !process_shared_preload_libraries_in_progress) {
+        GUC_check_errdetail("crid.node_id is a node number (-1 for none) or 'lease'.");
+        return false;
+    }
+    if (value >= 0 && layout_loaded && value > core::snowflake::max_node(layout)) {
+        GUC_check_errdetail("crid.snowflake_node_bits = %d allows nodes 0 to %lld.", layout.node_bits,
+                            static_cast<long long>(core::snowflake::max_node(layout)));
+        return false;
+    }
+    int *copy = static_cast<int *>(std::malloc(sizeof(int)));
+    if (!copy)
+        return false;
+    *copy = value;
+    *extra = copy;
+    return true;
+}
+
+void assign_node_id(const char *, void *extra) {
+    if (extra)
+        node_id = *static_cast<int *>(extra);
+}
+
 void assign_allowed_nodes(const char *, void *extra) {
     if (extra)
         std::memcpy(static_cast<void *>(&allowed_nodes), extra, sizeof allowed_nodes);
 }
+
+// How many nodes of the layout crid.node_id = 'lease' may lease.
+int64_t lease_pool_size(int64_t max_node) { return core::lease::wanted(true, -1, allowed_nodes, max_node).size(); }
 
 } // namespace
 
@@ -70,9 +131,10 @@ void define_settings() {
                             "A clock step back of at most this many ms continues on a logical clock ahead of it.",
                             "Beyond it, generation fails rather than risk a repeated id.", &clock_borrow_ms, 1000, 0,
                             3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
-    DefineCustomIntVariable("crid.node_id", "The snowflake node of snowflake_next() without arguments.",
-                            "-1 means unset. Only superusers and the server configuration may set it.", &node_id, -1,
-                            -1, 65535, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable("crid.node_id", "The snowflake node of snowflake_next() without arguments.",
+                               "A node number (-1: unset), or 'lease' for a node leased from the registry. Only "
+                               "superusers and the server configuration may set it.",
+                               &node_id_text, "-1", PGC_SUSET, 0, check_node_id, assign_node_id, nullptr);
     // Fixed at start like the layout it must fit: every backend must refuse
     // the same node, and a session must not be able to lift the refusal.
     DefineCustomIntVariable("crid.backfill_node", "The snowflake node kept for ids of past times (backfills).",
@@ -109,6 +171,7 @@ void load_server_layout() {
                         backfill_node_id, last_node),
                  errhint("crid.snowflake_node_bits = %d; choose a node of the layout, or -1 for none.", nb)));
     loaded_from.remember(epoch_text, {nb, sb, gb});
+    layout_loaded = true;
 }
 
 const core::snowflake::Layout &server_layout() { return layout; }
@@ -121,7 +184,33 @@ const core::snowflake::Layout &server_layout_or_error() {
 
 core::snowflake::Policy current_policy() { return {clock_wait_ms, clock_borrow_ms}; }
 
-int configured_node() { return node_id; }
+int configured_node() { return node_id == node_lease ? lease::leased_node_or_error() : node_id; }
+
+bool node_id_is_lease() { return node_id == node_lease; }
+int static_node_id() { return node_id >= 0 ? node_id : -1; }
+
+const core::NodeSet &allowed_node_set() { return allowed_nodes; }
+
+void check_node_settings() {
+    int64_t max_node = core::snowflake::max_node(layout);
+    if (node_id == node_invalid)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("crid.node_id \"%s\" is neither a node number nor 'lease'", node_id_text),
+                        errhint("Set a node from 0 to %lld, -1 for none, or 'lease' to lease one from the "
+                                "registry.",
+                                static_cast<long long>(max_node))));
+    if (node_id > max_node)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("crid.node_id %d is outside the snowflake layout", node_id),
+                        errdetail("crid.snowflake_node_bits = %d allows nodes 0 to %lld.", layout.node_bits,
+                                  static_cast<long long>(max_node))));
+    if (node_id == node_lease && lease_pool_size(max_node) == 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("crid.node_id = 'lease' finds no node to lease in crid.snowflake_nodes \"%s\"",
+                               allowed_nodes_text),
+                        errdetail("crid.snowflake_node_bits = %d allows nodes 0 to %lld.", layout.node_bits,
+                                  static_cast<long long>(max_node))));
+}
 
 void check_node_allowed(int64_t node) {
     if (!allowed_nodes.contains(node))

@@ -4,6 +4,7 @@
 
 #include "postgres_headers.hpp"
 
+#include "../core/node_set.hpp"
 #include "../core/snowflake_generator.hpp"
 
 namespace crid::pg::snowflake {
@@ -24,8 +25,22 @@ const core::snowflake::Layout &server_layout_or_error();
 // crid.clock_wait_ms and crid.clock_borrow_ms as they are now (SIGHUP settings).
 core::snowflake::Policy current_policy();
 
-// crid.node_id, or -1 when unset.
+// crid.node_id, or -1 when unset. With crid.node_id = 'lease': the node
+// this server holds a lease on, or ERROR 55000 when it holds none.
 int configured_node();
+
+// crid.node_id as set: 'lease' (true), or a node number (-1: none). For the
+// worker that leases and registers nodes (lease_worker.hpp).
+bool node_id_is_lease();
+int static_node_id();
+
+// The parsed crid.snowflake_nodes.
+const core::NodeSet &allowed_node_set();
+
+// ERROR naming the setting when crid.node_id is neither a node number nor
+// 'lease', names a node outside the layout, or leases from a
+// crid.snowflake_nodes with no node of the layout; at server start.
+void check_node_settings();
 
 // ERROR unless crid.snowflake_nodes lets this server mint for `node`.
 void check_node_allowed(int64_t node);

@@ -3,6 +3,7 @@
 #include "boundary.hpp"
 #include "shared_memory.hpp"
 #include "high_water.hpp"
+#include "lease_shared.hpp"
 #include "snowflake_settings.hpp"
 
 #include "../core/clock.hpp"
@@ -86,6 +87,9 @@ int64_t mint(int64_t node, int64_t gene) {
             return claimed;
         });
         if (step.kind == Step::Kind::issue) {
+            // A fenced server returns the id only while it safely holds the
+            // node (lease_shared.hpp); a refused id is a gap.
+            lease::check_minted(node);
             pg_atomic_fetch_add_u64(&slot.minted, 1);
             if (step.borrowed)
                 pg_atomic_fetch_add_u64(&slot.clock_borrows, 1);

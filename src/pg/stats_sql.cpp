@@ -3,6 +3,7 @@
 #include "postgres_headers.hpp"
 
 #include "crid_shared.hpp"
+#include "lease_shared.hpp"
 #include "shared_memory.hpp"
 
 extern "C" {
@@ -40,13 +41,20 @@ PG_FUNCTION_INFO_V1(crid_stats);
 // crid_stats() -> (family, node, metric, value); snowflake nodes that minted
 // nothing are left out. Empty when crid is not preloaded.
 //
+// snowflake family, with crid.registry set or crid.node_id = 'lease':
+// lease_node (the leased node, -1 none), lease_renewals, lease_acquisitions,
+// lease_losses, lease_failures, lease_refused (1 while a wanted node is held
+// by another live server), and lease_held = 1 for each node held.
+//
 // crid family: ids_served (ids of published blocks handed out; exact but for
 // tickets a backend stalled past a whole ring of blocks gave up),
 // blocks_reserved, ids_reserved, sync_waits (crid_next calls that found no
 // id and waited), wait_timeouts, registry_failures, registry_us_total /
 // registry_us_max (time of a reservation transaction), registry_regressions
 // (times the registry was seen to go backwards), registry_round_trips and
-// registry_last_us (every registry transaction: blocks, checks, leases). State, 1 while a family
+// registry_last_us (every registry transaction: blocks, checks, leases),
+// registry_connected / registry_connects (a remote registry; crid_registry_status()
+// has its state and last error). State, 1 while a family
 // refuses to mint: snowflake layout_changed and high_water_damaged, uuidv7
 // high_water_damaged, crid registry_mark_damaged.
 Datum crid_stats(PG_FUNCTION_ARGS) {
@@ -71,6 +79,24 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
         for (const Metric &m : snowflake_metrics)
             put_row(rsinfo, "snowflake", int(n), m.name, pg_atomic_read_u64(&(slot.*m.field)));
     }
+    // Snowflake node leases, on a server that mints only for nodes it holds
+    // (crid.registry set, or crid.node_id = 'lease').
+    crid::pg::lease::LeaseShared *leases = crid::pg::lease::shared();
+    if (leases && pg_atomic_read_u32(&leases->fenced)) {
+        uint32 node = pg_atomic_read_u32(&leases->leased_node);
+        put_row(rsinfo, "snowflake", -1, "lease_node", node == crid::pg::lease::no_node ? uint64(-1) : node);
+        put_row(rsinfo, "snowflake", -1, "lease_renewals", pg_atomic_read_u64(&leases->renewals));
+        put_row(rsinfo, "snowflake", -1, "lease_acquisitions", pg_atomic_read_u64(&leases->acquisitions));
+        put_row(rsinfo, "snowflake", -1, "lease_losses", pg_atomic_read_u64(&leases->losses));
+        put_row(rsinfo, "snowflake", -1, "lease_failures", pg_atomic_read_u64(&leases->failures));
+        SpinLockAcquire(&leases->lock);
+        bool refused = leases->refused[0] != '\0';
+        SpinLockRelease(&leases->lock);
+        put_row(rsinfo, "snowflake", -1, "lease_refused", refused);
+        for (int64_t n = 0; n < crid::pg::lease::max_nodes; ++n)
+            if (crid::pg::lease::held(leases, n))
+                put_row(rsinfo, "snowflake", int(n), "lease_held", 1);
+    }
     crid::pg::crid_ids::CridShared *blocks = crid::pg::crid_ids::shared();
     uint64 reserved = pg_atomic_read_u64(&blocks->ids_reserved);
     uint64 unserved = blocks->server.remaining();
@@ -88,6 +114,9 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
     put_row(rsinfo, "crid", -1, "registry_regressions", pg_atomic_read_u64(&blocks->registry_regressions));
     put_row(rsinfo, "crid", -1, "registry_round_trips", pg_atomic_read_u64(&blocks->registry_round_trips));
     put_row(rsinfo, "crid", -1, "registry_last_us", pg_atomic_read_u64(&blocks->registry_last_us));
+    // A remote registry (crid.registry): 1 while connected, connections made.
+    put_row(rsinfo, "crid", -1, "registry_connected", pg_atomic_read_u32(&blocks->registry_connected));
+    put_row(rsinfo, "crid", -1, "registry_connects", pg_atomic_read_u64(&blocks->registry_connects));
     put_row(rsinfo, "crid", -1, "registry_mark_damaged",
             pg_atomic_read_u32(&blocks->mark_refusal) == uint32(crid::pg::Refusal::mark_damaged));
     return (Datum)0;

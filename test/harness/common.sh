@@ -16,6 +16,8 @@ CRID_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libboos
                clang-14 libclang-rt-14-dev)
 # Shard genes' scale-out test (test/tap/t/006_gene_scale_out.pl) runs PL/Proxy.
 CRID_PACKAGES+=(postgresql-15-plproxy)
+# A fleet on one registry (issue 8): the worker links libpq.
+CRID_PACKAGES+=(libpq-dev)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

@@ -10,7 +10,7 @@ use PostgreSQL::Test::Utils;
 use Test::More ();
 use Exporter 'import';
 
-our @EXPORT = qw(crid_node run_in_parallel fake_clock);
+our @EXPORT = qw(crid_node run_in_parallel fake_clock go_client_sql);
 
 # A started node with crid preloaded (unless preload => 0), the extension
 # created in "postgres", and any extra settings appended to its config;
@@ -74,6 +74,31 @@ sub fake_clock
 	$ENV{FAKETIME_NO_CACHE} = '1';
 	$ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
 	return $set;
+}
+
+# What a Go service using the crid library's Postgres registry does, in
+# plain SQL for psql: `rounds` reservations of 100 sequences in `table` with
+# the library's upsert (registry/postgres/postgres.go), each committed, and
+# the ids of each block inserted into `into` (its column id).
+sub go_client_sql
+{
+	my (%opt) = @_;
+	my ($table, $into, $rounds) = @opt{qw(table into rounds)};
+	return qq{
+DO \$\$
+DECLARE
+    second bigint;
+    next bigint;
+BEGIN
+    FOR i IN 1 .. $rounds LOOP
+        second := floor(extract(epoch FROM clock_timestamp() - timestamptz '2026-01-01 00:00:00+00'));
+        INSERT INTO $table AS t (ts, next_seq) VALUES (second, 100)
+            ON CONFLICT (ts) DO UPDATE SET next_seq = t.next_seq + 100
+            RETURNING t.next_seq INTO next;
+        INSERT INTO $into (id) SELECT (second << 32) | (next - 100 + g) FROM generate_series(0, 99) g;
+        COMMIT;
+    END LOOP;
+END \$\$};
 }
 
 1;

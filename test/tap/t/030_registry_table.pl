@@ -50,22 +50,8 @@ is($node->safe_psql('app', 'SELECT crid.crid_registry_table()'), 'crid_allocatio
 
 # Two sessions minting while an outside client runs the Go upsert on the
 # same table in plain SQL (the statement of registry/postgres/postgres.go).
-$node->safe_psql('app', 'CREATE TABLE ids (id bigint, source text); GRANT INSERT ON ids TO go_service');
-my $go_client = q{
-DO $$
-DECLARE
-    second bigint;
-    next bigint;
-BEGIN
-    FOR i IN 1 .. 300 LOOP
-        second := floor(extract(epoch FROM clock_timestamp() - timestamptz '2026-01-01 00:00:00+00'));
-        INSERT INTO crid_allocations AS t (ts, next_seq) VALUES (second, 100)
-            ON CONFLICT (ts) DO UPDATE SET next_seq = t.next_seq + 100
-            RETURNING t.next_seq INTO next;
-        INSERT INTO ids SELECT (second << 32) | (next - 100 + g), 'go' FROM generate_series(0, 99) g;
-        COMMIT;
-    END LOOP;
-END $$};
+$node->safe_psql('app', q{CREATE TABLE ids (id bigint, source text DEFAULT 'go'); GRANT INSERT ON ids TO go_service});
+my $go_client = go_client_sql(table => 'crid_allocations', into => 'ids', rounds => 300);
 my $session = sub { "INSERT INTO ids SELECT crid.crid_next(), 'session $_[0]' FROM generate_series(1, 100000)" };
 my @clients = map {
 	my $sql = $_;

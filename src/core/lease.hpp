@@ -1,0 +1,85 @@
+// Snowflake node leases (crid.node_id = 'lease', and static node ids of a
+// server with a registry): which nodes a server wants, and the timing that
+// makes two servers never mint for one node at once.
+//
+// Uniqueness argument. A lease row says "node N is held by this server until
+// lease_until", lease_until being the registry's now() plus the TTL at the
+// last renewal. Another server takes N only once the registry's clock is past
+// lease_until. The holder judges its lease on its own monotonic clock: a
+// renewal *sent* at t0 that succeeded keeps the lease until at least t0 + TTL
+// in registry time (the registry's now() is taken after t0), so the holder
+// mints only until t0 + window, window = TTL minus a margin (a fifth of it)
+// for clocks that run at slightly different rates. Every id is checked
+// against that deadline after it is claimed and before it is returned.
+//
+// Order across holders. Each renewal writes into the row a bound no id of the
+// holder can pass before its lease may have lapsed: its high-water mark, or
+// its wall clock plus the window plus crid.clock_borrow_ms (ids run ahead of
+// the clock by at most the borrow), whichever is later. The next holder
+// starts above the bound, so its ids are greater than every id of the old
+// holder even when the two servers' clocks disagree; when they agree, the
+// bound is already behind the new holder's clock when it takes over (the
+// lease lapsed TTL after the renewal, the bound is window + borrow after it).
+// A server that takes back its own node (the same server, restarted) starts
+// above its own high-water mark, which covers every id it ever returned.
+#pragma once
+#include "pure_cpp.hpp"
+
+#include "node_set.hpp"
+
+#include <cstdint>
+
+namespace crid::core::lease {
+
+inline constexpr int64_t min_ttl_ms = 1000;
+
+struct Timing {
+    int64_t ttl_ms = 30000;
+    // How long after a successful renewal was sent the holder may mint.
+    constexpr int64_t window_ms() const noexcept { return ttl_ms - ttl_ms / 5; }
+    // How often the holder renews: three tries before the window closes.
+    constexpr int64_t renew_every_ms() const noexcept { return ttl_ms / 3; }
+    // The pause before trying again after a failed renewal: several tries
+    // fit in the window.
+    constexpr int64_t retry_ms(int64_t failures) const noexcept {
+        int64_t d = 200;
+        for (int64_t i = 1; i < failures && d < ttl_ms / 6; ++i)
+            d *= 2;
+        return d < ttl_ms / 6 ? d : (ttl_ms / 6 > 0 ? ttl_ms / 6 : 1);
+    }
+};
+
+// The bound written into a lease row at a renewal sent when the wall clock
+// read `wall_ms`: see above.
+constexpr int64_t bound_ms(const Timing &t, int64_t wall_ms, int64_t mark_ms, int64_t borrow_ms) noexcept {
+    int64_t reach = wall_ms + t.window_ms() + borrow_ms;
+    return reach > mark_ms ? reach : mark_ms;
+}
+
+// Node ranges, at most NodeSet::max_ranges of them.
+struct Ranges {
+    int count = 0;
+    int32_t first[NodeSet::max_ranges] = {};
+    int32_t last[NodeSet::max_ranges] = {};
+    bool contains(int64_t node) const noexcept {
+        for (int i = 0; i < count; ++i)
+            if (node >= first[i] && node <= last[i])
+                return true;
+        return false;
+    }
+    int64_t size() const noexcept {
+        int64_t n = 0;
+        for (int i = 0; i < count; ++i)
+            n += int64_t(last[i]) - first[i] + 1;
+        return n;
+    }
+};
+
+// The nodes a server holds leases on. With crid.node_id = 'lease' (`lease`):
+// one node out of crid.snowflake_nodes (every node of the layout when that
+// is empty). With a static crid.node_id and a registry: the nodes of
+// crid.snowflake_nodes when it lists any, else crid.node_id alone (-1: none).
+// Nodes past max_node (the layout's last) are left out.
+Ranges wanted(bool lease, int64_t node_id, const NodeSet &nodes, int64_t max_node) noexcept;
+
+} // namespace crid::core::lease
