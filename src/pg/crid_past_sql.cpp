@@ -4,6 +4,7 @@
 #include "postgres_headers.hpp"
 
 #include "boundary.hpp"
+#include "fleet_settings.hpp"
 #include "crid_settings.hpp"
 #include "crid_shared.hpp"
 #include "timestamp_args.hpp"
@@ -38,6 +39,17 @@ int64 bigint_arg(FunctionCallInfo fcinfo, int n, const char *function, const cha
 void require_registry_here() {
     if (!pg::crid_ids::shared())
         return;
+    // A fleet member's own table is no registry: the fleet's blocks are
+    // reserved on the registry server, so a block reserved here could repeat
+    // ids that another server, or this one, got there.
+    if (pg::fleet::remote())
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("crid_reserve: this server reserves its crid blocks in %s (crid.registry)",
+                        pg::fleet::registry_name()),
+                 errdetail("A block reserved in this server's own table could repeat ids the fleet minted."),
+                 errhint("Call crid_reserve on the registry server, in the database crid.registry names; crid_pack "
+                         "works on any server.")));
     const char *registry = pg::crid_ids::registry_database();
     char *here = get_database_name(MyDatabaseId);
     if (registry && here && std::strcmp(registry, here) == 0)

@@ -103,6 +103,10 @@ cmp_ok($a->safe_psql('postgres', "SELECT value FROM crid_stats() WHERE metric = 
 	'crid_stats() shows the connection');
 is($a->safe_psql('postgres', 'SELECT count(*) FROM crid_allocations'), '0',
 	'the crid server\'s own crid_allocations stays empty');
+($ret, $out, $err) = $a->psql('postgres', "SELECT crid_reserve(now() - interval '1 day', 10)");
+like($err, qr/crid_reserve: this server reserves its crid blocks in the registry at host=\S+ port=\d+/,
+	'crid_reserve on a fleet member is refused, naming the registry to call it on');
+is($a->safe_psql('postgres', 'SELECT count(*) FROM crid_allocations'), '0', '... and reserves nothing here');
 for my $node (@servers)
 {
 	unlike(slurp_file($node->logfile), qr/hunter2/, $node->name . ': the password is not in the log');
