@@ -16,6 +16,7 @@ export PGOPTIONS='-c client_min_messages=warning'
 
 REPORT_DIR="$CRID_ROOT/bench"
 mkdir -p "$REPORT_DIR"
+rm -f "$REPORT_DIR"/.headline-*.md # a run stopped half-way leaves its headlines
 REPORT="$REPORT_DIR/report.md"
 QUICK=${BENCH_QUICK:-0}
 for f in "$(dirname "$0")"/report/*.sh; do source "$f"; done

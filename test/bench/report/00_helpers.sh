@@ -51,12 +51,12 @@ plot for [c=2:$columns] "$data" using 1:c with linespoints linewidth 2 pointsize
 GNUPLOT
 }
 
-# Keeps a table for the README: sections call it with a name and the table.
-HEADLINES=()
+# Keeps a table for the README: sections call it with a name and the table
+# (often at the end of a pipeline, a subshell: hence a file per headline, in
+# the order of HEADLINE_ORDER, rather than a list in a variable).
+HEADLINE_ORDER=(per_id sessions cliff density latency)
 headline() {
-    local file="$REPORT_DIR/.headline-$1.md"
-    cat >"$file"
-    HEADLINES+=("$file")
+    cat >"$REPORT_DIR/.headline-$1.md"
 }
 
 # Rewrites the README between <!-- bench:begin --> and <!-- bench:end --> with
@@ -68,9 +68,11 @@ update_readme_from_report() {
     {
         echo "<!-- bench:begin -->"
         echo "From \`bench/report.md\` of $(date -u '+%Y-%m-%d') ($(nproc) cores, $(bench_psql -Atq -c 'SHOW server_version' 2>/dev/null || echo 'PostgreSQL 15')); \`make bench\` regenerates both."
-        for f in "${HEADLINES[@]}"; do
+        local name
+        for name in "${HEADLINE_ORDER[@]}"; do
+            [ -f "$REPORT_DIR/.headline-$name.md" ] || continue
             echo
-            cat "$f"
+            cat "$REPORT_DIR/.headline-$name.md"
         done
         echo "<!-- bench:end -->"
     } >"$block"
@@ -78,5 +80,5 @@ update_readme_from_report() {
         /<!-- bench:begin -->/ { while ((getline line < block) > 0) print line; skip = 1; next }
         /<!-- bench:end -->/ { skip = 0; next }
         !skip { print }' "$readme" >"$readme.tmp" && mv "$readme.tmp" "$readme"
-    rm -f "$block" "${HEADLINES[@]}"
+    rm -f "$block" "$REPORT_DIR"/.headline-*.md
 }
