@@ -168,7 +168,8 @@ bool cover_mark(int64_t unix_s, int64_t sequence, registry::Failure &failure) {
 // accepted ones before any is published. A remote registry gets the whole
 // transaction in one round trip.
 Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
-    const registry::Location *where = registry::located();
+    registry::Failure failure;
+    const registry::Location *where = registry::located(failure);
     if (!where)
         return Outcome::unavailable;
     char upsert[sizeof where->table + 320], row[sizeof where->table + 160];
@@ -209,7 +210,6 @@ Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
         st.sink = int8_sink;
         st.context = &ends[i];
     }
-    registry::Failure failure;
     if (!registry::run(statements, n, true, failure)) {
         registry::report_failure(failure);
         return Outcome::failed;

@@ -308,12 +308,10 @@ bool tick() {
         next_due_ns = now + t.renew_every_ms() * core::ns_per_ms;
         return true;
     }
-    const registry::Location *where = registry::located();
-    if (!where) {
-        registry::Failure failure;
-        registry::set_failure(failure, 0, "the registry cannot be used (see the crid worker's state)");
+    registry::Failure failure;
+    const registry::Location *where = registry::located(failure);
+    if (!where)
         return fail(failure);
-    }
 
     int64_t t0 = core::monotonic_ns();
     int64_t wall_ms = core::wall_clock_ns() / core::ns_per_ms;
@@ -323,7 +321,6 @@ bool tick() {
            lease_mode);
     char take_nodes[1024], take[4096], renew[2048], lock[2048], pick[1024];
     std::snprintf(renew, sizeof renew, renew_sql, where->leases);
-    registry::Failure failure;
     Taken taken;
     Locked locked;
     Renewed *renewed = static_cast<Renewed *>(palloc0(sizeof(Renewed)));

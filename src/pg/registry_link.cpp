@@ -17,10 +17,9 @@ bool location_known = false;
 
 Session &session() { return fleet::remote() ? remote_session() : local_session(); }
 
-const Location *located() {
+const Location *located(Failure &failure) {
     if (location_known)
         return &location;
-    Failure failure;
     switch (locate(session(), location, failure)) {
     case Found::ok:
         location_known = true;

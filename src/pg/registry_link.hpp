@@ -14,9 +14,9 @@ namespace crid::pg::registry {
 // The session the worker uses: remote when crid.registry is set.
 Session &session();
 
-// The registry's location, finding it when not known; false with the
-// worker's state and log updated when it cannot be found.
-const Location *located();
+// The registry's location, finding it when not known; null when it cannot
+// be found, with `failure` saying why and the worker's state and log updated.
+const Location *located(Failure &failure);
 
 // Forgets the location (after a failed statement) and, for `failure.lost`,
 // the remote connection too.
