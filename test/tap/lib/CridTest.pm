@@ -10,7 +10,7 @@ use PostgreSQL::Test::Utils;
 use Test::More ();
 use Exporter 'import';
 
-our @EXPORT = qw(crid_node run_in_parallel fake_clock go_client_sql);
+our @EXPORT = qw(crid_node psql_start psql_finish run_in_parallel fake_clock go_client_sql);
 
 # A started node with crid preloaded (unless preload => 0), the extension
 # created in "postgres", and any extra settings appended to its config;
@@ -28,26 +28,36 @@ sub crid_node
 	return $node;
 }
 
+# Starts psql in the background on a connection string, each command a -c
+# (stopping at the first error), plus any extra psql arguments given as an
+# array reference first; psql_finish waits for it and returns its output,
+# or dies with its errors, naming `what`.
+sub psql_start
+{
+	my ($connstr, @commands) = @_;
+	my @extra = ref $commands[0] eq 'ARRAY' ? @{ shift @commands } : ();
+	my $session = { out => '', err => '' };
+	$session->{run} = IPC::Run::start(
+		[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', @extra, '-d', $connstr, map { ('-c', $_) } @commands ],
+		'>', \$session->{out}, '2>', \$session->{err});
+	return $session;
+}
+
+sub psql_finish
+{
+	my ($session, $what) = @_;
+	$session->{run}->finish or die "$what failed: $session->{err}";
+	chomp(my $out = $session->{out});
+	return $out;
+}
+
 # Runs each SQL script in its own psql session, all at once; returns their
 # outputs in order and dies if any session failed.
 sub run_in_parallel
 {
 	my ($node, @scripts) = @_;
-	my (@handles, @outs, @errs);
-	for my $i (0 .. $#scripts)
-	{
-		$outs[$i] = '';
-		$errs[$i] = '';
-		push @handles, IPC::Run::start(
-			[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres'), '-c', $scripts[$i] ],
-			'>', \$outs[$i], '2>', \$errs[$i]);
-	}
-	for my $i (0 .. $#handles)
-	{
-		$handles[$i]->finish or die "session $i failed: $errs[$i]";
-	}
-	chomp @outs;
-	return @outs;
+	my @sessions = map { psql_start($node->connstr('postgres'), $_) } @scripts;
+	return map { psql_finish($sessions[$_], "session $_") } 0 .. $#sessions;
 }
 
 # The wall clock of every process started from now on (servers, psql) as

@@ -51,16 +51,12 @@ cmp_ok(regressions(), '>=', 1, 'crid_stats() counts the registry going backwards
 is(log_count(qr/WARNING:  crid: the registry went backwards/), regressions(), 'one WARNING per event');
 
 # DROP and CREATE EXTENSION while a session streams ids.
-my ($out, $err) = ('', '');
-my $stream = IPC::Run::start(
-	[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres'),
-	  '-c', 'COPY (SELECT crid_next() FROM generate_series(1, 400000)) TO STDOUT' ],
-	'>', \$out, '2>', \$err);
+my $stream = psql_start($node->connstr('postgres'), 'COPY (SELECT crid_next() FROM generate_series(1, 400000)) TO STDOUT');
 $node->poll_query_until('postgres', "SELECT value > 20000 FROM crid_stats() WHERE metric = 'ids_served'")
   or die 'the stream did not start';
 my $before = regressions();
 $node->safe_psql('postgres', 'BEGIN; DROP EXTENSION crid; CREATE EXTENSION crid; COMMIT;');
-$stream->finish or die "the stream failed: $err";
+my $out = psql_finish($stream, 'the stream');
 mint(5000);
 $node->safe_psql('postgres', 'CREATE TEMP TABLE streamed (id bigint)');
 my @streamed = split /\n/, $out;

@@ -53,16 +53,10 @@ is($node->safe_psql('app', 'SELECT crid.crid_registry_table()'), 'crid_allocatio
 $node->safe_psql('app', q{CREATE TABLE ids (id bigint, source text DEFAULT 'go'); GRANT INSERT ON ids TO go_service});
 my $go_client = go_client_sql(table => 'crid_allocations', into => 'ids', rounds => 300);
 my $session = sub { "INSERT INTO ids SELECT crid.crid_next(), 'session $_[0]' FROM generate_series(1, 100000)" };
-my @clients = map {
-	my $sql = $_;
-	IPC::Run::start([ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('app'), '-c', $sql ],
-		'>', \my $o, '2>', \my $e)
-} ($session->(1), $session->(2));
-my $go = IPC::Run::start(
-	[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-U', 'go_service', '-d', $node->connstr('app'), '-c', $go_client ],
-	'>', \my $go_out, '2>', \my $go_err);
-$_->finish or die 'a session failed' for @clients;
-$go->finish or die "the Go client failed: $go_err";
+my @clients = map { psql_start($node->connstr('app'), $_) } ($session->(1), $session->(2));
+my $go = psql_start($node->connstr('app'), [ '-U', 'go_service' ], $go_client);
+psql_finish($_, 'a session') for @clients;
+psql_finish($go, 'the Go client');
 is($node->safe_psql('app', 'SELECT count(*), count(DISTINCT id) FROM ids'), '230000|230000',
 	'two sessions and a Go client on the Go table: 230,000 ids, all distinct');
 is($node->safe_psql('app', 'SELECT count(*) FROM crid.crid_allocations'), '0',
@@ -164,11 +158,9 @@ is( $node->safe_psql('app',
 $node->safe_psql('app', 'TRUNCATE ids');
 $node->safe_psql('app', 'CREATE TABLE IF NOT EXISTS crid_allocations (ts BIGINT PRIMARY KEY, next_seq BIGINT NOT NULL)', @as_go);
 pass('the Go services\' EnsureSchema still runs');
-$go = IPC::Run::start(
-	[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-U', 'go_service', '-d', $node->connstr('app'), '-c', $go_client ],
-	'>', \$go_out, '2>', \$go_err);
+$go = psql_start($node->connstr('app'), [ '-U', 'go_service' ], $go_client);
 $node->safe_psql('app', "INSERT INTO ids SELECT crid.crid_next(), 'session' FROM generate_series(1, 100000)");
-$go->finish or die "the Go client failed through the view: $go_err";
+psql_finish($go, 'the Go client through the view');
 is($node->safe_psql('app', 'SELECT count(*), count(DISTINCT id) FROM ids'), '130000|130000',
 	'crid and the Go services through the view: all distinct');
 

@@ -73,24 +73,12 @@ like($err, qr/permission denied|must be superuser|privileges/, 'an ordinary role
 # --- three servers and a Go client on one registry ----------------------------
 my $go_client = go_client_sql(table => 'crid_allocations', into => 'go_ids', rounds => 300);
 my @mint = map {
-	my $node = $_;
-	my $h = { out => '', err => '' };
-	$h->{run} = IPC::Run::start(
-		[
-			'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres'),
-			'-c', 'SET crid.allocation_timeout = 60000', '-c', 'SELECT crid_next() FROM generate_series(1, 100000)'
-		],
-		'>', \$h->{out}, '2>', \$h->{err});
-	$h
+	psql_start($_->connstr('postgres'),
+		'SET crid.allocation_timeout = 60000', 'SELECT crid_next() FROM generate_series(1, 100000)')
 } @servers;
-my $go = IPC::Run::start([ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $registry->connstr('postgres'), '-c', $go_client ],
-	'>', \my $go_out, '2>', \my $go_err);
-for my $h (@mint)
-{
-	$h->{run}->finish or die "a crid server failed: $h->{err}";
-	keep_ids($h->{out});
-}
-$go->finish or die "the Go client failed: $go_err";
+my $go = psql_start($registry->connstr('postgres'), $go_client);
+keep_ids(psql_finish($_, 'a crid server')) for @mint;
+psql_finish($go, 'the Go client');
 keep_ids($registry->safe_psql('postgres', 'SELECT id FROM go_ids'));
 is(scalar(keys %seen), 330000, 'three crid servers and a Go client minted 330,000 ids');
 is($repeats, 0, '... none of them twice');
