@@ -15,7 +15,9 @@ OBJS      = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
 # install runs exactly the SQL an upgraded one ran (a TAP test compares them).
 BASE_SCRIPT     = sql/crid--0.1.0.sql
 UPGRADE_SCRIPTS = sql/crid--0.1.0--0.2.0.sql
-DATA            = $(BASE_SCRIPT) $(UPGRADE_SCRIPTS)
+# A registry server without crid installed gets its tables from a script of
+# its own (the README's "A registry server without crid").
+DATA            = $(BASE_SCRIPT) $(UPGRADE_SCRIPTS) sql/registry/crid_registry_server.sql
 DATA_built      = sql/crid--$(EXTVERSION).sql
 
 # Tests. `make installcheck` runs these against a temporary instance with

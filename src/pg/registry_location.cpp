@@ -118,7 +118,7 @@ Found locate(Session &session, Location &out, Failure &failure) {
         }
         qualified(out.table, sizeof out.table, configured.schema, configured.name);
         // Leases live beside crid when it is installed there, else beside
-        // the registry table (a registry made by the README's script).
+        // the registry table (a registry made by sql/registry/crid_registry_server.sql).
         qualified(out.leases, sizeof out.leases, extension.found ? extension.name : configured.schema,
                   "crid_node_leases");
         return Found::ok;
