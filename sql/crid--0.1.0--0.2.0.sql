@@ -180,6 +180,20 @@ COMMENT ON FUNCTION snowflake_time_bound(timestamptz, text, text) IS
 COMMENT ON FUNCTION crid_time_bound(timestamptz, text) IS
     'id bound of crid_to_timestamptz(id) op at: id >= it for >= and >, id <= it for <= and <';
 
+-- What the planner hook leaves beside the id range of a
+-- uuid_v7_to_timestamptz predicate: inside the range the time comparison is
+-- exact for version 7 ids, so only the version is left to check, with the
+-- decoder's own ERROR for any other UUID. Its support function tells the
+-- planner that it keeps every row.
+CREATE FUNCTION crid_uuid_v7_check_support(internal) RETURNS internal
+    AS 'MODULE_PATHNAME', 'crid_uuid_v7_check_support'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION crid_uuid_v7_check(id uuid) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'crid_uuid_v7_check'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT crid_uuid_v7_check_support;
+COMMENT ON FUNCTION crid_uuid_v7_check(uuid) IS
+    'true for a UUID version 7; any other is the ERROR uuid_v7_to_timestamptz raises (the planner hook''s filter)';
+
 -- Is the id's time in the range: true only for ids of the family (a UUID of
 -- another version, a negative bigint: false). Their support functions give
 -- the planner the id range, so a B-tree on id answers them, preloaded or not.

@@ -18,10 +18,12 @@
 //   col >= *_time_bound(x, '>=')  ...  col <= *_time_bound(x, '<=')
 //
 // Snowflake and crid ids map to their time exactly, so the original
-// predicate is replaced. UUIDs keep it beside the new conditions: a UUID of
-// another version may sort among the version 7 ones (uuid_v7_to_timestamptz
-// must still raise its error for it, uuid_extract_timestamp still read a
-// version 1 time). Because the conditions are ordinary id comparisons present
+// predicate is replaced. So do version 7 UUIDs, but a UUID of another version
+// may sort among them: uuid_v7_to_timestamptz must still raise its error for
+// it, so its predicate becomes crid_uuid_v7_check(col) beside the range (the
+// version checked, no time built and compared: one per column and
+// conjunction), and uuid_extract_timestamp's stays as written (it reads a
+// version 1 time, and gives NULL for other versions). Because the conditions are ordinary id comparisons present
 // before planning, B-tree index scans, partition pruning (also at executor
 // start for parameters of generic plans) and row estimates follow.
 //
@@ -80,6 +82,7 @@ struct Functions {
         crid = InvalidOid;
     Oid uuid_v7_bound = InvalidOid, snowflake_bound = InvalidOid, snowflake_layout_bound = InvalidOid,
         crid_bound = InvalidOid;
+    Oid uuid_v7_check = InvalidOid;
 } functions;
 bool callback_registered = false;
 
@@ -121,6 +124,7 @@ const Functions &resolved_functions() {
         f.snowflake_bound = tk::function_in(nsp, "snowflake_time_bound", 2, bound2);
         f.snowflake_layout_bound = tk::function_in(nsp, "snowflake_time_bound", 3, bound3);
         f.crid_bound = tk::function_in(nsp, "crid_time_bound", 2, bound2);
+        f.uuid_v7_check = tk::function_in(nsp, "crid_uuid_v7_check", 1, uuid_arg);
     }
     f.resolved = true;
     functions = f;
@@ -262,7 +266,27 @@ List *implied_conditions(Node *clause) {
     }
     bool exact = d == Decoder::crid || (d == Decoder::snowflake_layout && decodes_within_timestamptz(*layout)) ||
                  (d == Decoder::snowflake && decodes_within_timestamptz(snowflake::server_layout_or_error()));
-    return exact ? out : lappend(out, clause);
+    if (exact)
+        return out;
+    const Functions &f = resolved_functions();
+    if (d == Decoder::uuid_v7 && OidIsValid(f.uuid_v7_check))
+        return lappend(out, tk::call(f.uuid_v7_check, BOOLOID, list_make1(tk::copy_expr(col))));
+    return lappend(out, clause);
+}
+
+// The conjuncts without repeats of one crid_uuid_v7_check call: `t >= a AND
+// t < b` checks each row's version once.
+List *checked_once(List *conjuncts) {
+    Oid check = resolved_functions().uuid_v7_check;
+    List *out = NIL;
+    ListCell *lc;
+    foreach (lc, conjuncts) {
+        Node *n = static_cast<Node *>(lfirst(lc));
+        bool is_check = IsA(n, FuncExpr) && castNode(FuncExpr, n)->funcid == check;
+        if (!is_check || !list_member(out, n))
+            out = lappend(out, n);
+    }
+    return out;
 }
 
 // The conjuncts `clause` becomes (itself when nothing applies). ANDs are
@@ -282,7 +306,7 @@ List *rewrite_conjuncts(Node *clause, bool &changed) {
             bool arm_changed = false;
             List *arm = rewrite_conjuncts(static_cast<Node *>(lfirst(lc)), arm_changed);
             if (arm_changed) {
-                lfirst(lc) = make_ands_explicit(arm);
+                lfirst(lc) = make_ands_explicit(checked_once(arm));
                 changed = true;
             }
         }
@@ -301,7 +325,7 @@ void rewrite_qual(Node **qual) {
     bool changed = false;
     List *conjuncts = rewrite_conjuncts(*qual, changed);
     if (changed)
-        *qual = tk::as_node(make_ands_explicit(conjuncts));
+        *qual = tk::as_node(make_ands_explicit(checked_once(conjuncts)));
 }
 
 // The WHERE of a FROM list and the ON of its joins, at any depth.

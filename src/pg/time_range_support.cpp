@@ -195,6 +195,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(crid_uuid_v7_in_support);
 PG_FUNCTION_INFO_V1(crid_snowflake_in_support);
 PG_FUNCTION_INFO_V1(crid_crid_in_support);
+PG_FUNCTION_INFO_V1(crid_uuid_v7_check_support);
 
 Datum crid_uuid_v7_in_support(PG_FUNCTION_ARGS) {
     return support(reinterpret_cast<Node *>(PG_GETARG_POINTER(0)), tk::Family::uuid_v7);
@@ -204,6 +205,17 @@ Datum crid_snowflake_in_support(PG_FUNCTION_ARGS) {
 }
 Datum crid_crid_in_support(PG_FUNCTION_ARGS) {
     return support(reinterpret_cast<Node *>(PG_GETARG_POINTER(0)), tk::Family::crid);
+}
+
+// crid_uuid_v7_check(id) keeps every row it does not refuse with an ERROR:
+// selectivity 1, so the estimate of a rewritten UUIDv7 predicate is the id
+// range's alone.
+Datum crid_uuid_v7_check_support(PG_FUNCTION_ARGS) {
+    Node *request = reinterpret_cast<Node *>(PG_GETARG_POINTER(0));
+    if (!IsA(request, SupportRequestSelectivity))
+        PG_RETURN_POINTER(nullptr);
+    reinterpret_cast<SupportRequestSelectivity *>(request)->selectivity = 1.0;
+    PG_RETURN_POINTER(request);
 }
 
 } // extern "C"

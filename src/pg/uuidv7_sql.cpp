@@ -55,6 +55,7 @@ PG_FUNCTION_INFO_V1(crid_uuid_generate_v7_det_bigint);
 PG_FUNCTION_INFO_V1(crid_uuid_generate_v7_det_uuid);
 PG_FUNCTION_INFO_V1(crid_uuid_generate_v7_det_bytea);
 PG_FUNCTION_INFO_V1(crid_uuid_v7_to_timestamptz);
+PG_FUNCTION_INFO_V1(crid_uuid_v7_check);
 PG_FUNCTION_INFO_V1(crid_uuid_v7_floor);
 PG_FUNCTION_INFO_V1(crid_uuid_timestamptz_to_v7);
 PG_FUNCTION_INFO_V1(crid_uuidv7_shift);
@@ -104,6 +105,16 @@ Datum crid_uuid_v7_to_timestamptz(PG_FUNCTION_ARGS) {
     core::Uuid u = pg::uuid_arg(fcinfo, 0);
     int64_t ms = pg::guarded([&] { return int64_t(v7::unix_ms_of(u)); });
     PG_RETURN_TIMESTAMPTZ(core::pg_us_from_unix_ms(ms));
+}
+
+// crid_uuid_v7_check(uuid): true, or uuid_v7_to_timestamptz's own ERROR for a
+// UUID that is not a version 7. The planner hook's filter beside the id range
+// of a uuid_v7_to_timestamptz predicate: inside the range only the version
+// is left to check, and this checks it without building a time to compare.
+Datum crid_uuid_v7_check(PG_FUNCTION_ARGS) {
+    core::Uuid u = pg::uuid_arg(fcinfo, 0);
+    pg::guarded([&] { (void)v7::unix_ms_of(u); });
+    PG_RETURN_BOOL(true);
 }
 
 // uuid_v7_floor(at): the smallest v7 of at's millisecond, a range-scan bound.
