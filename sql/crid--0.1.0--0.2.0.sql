@@ -184,13 +184,16 @@ COMMENT ON FUNCTION crid_time_bound(timestamptz, text) IS
 -- uuid_v7_to_timestamptz predicate: inside the range the time comparison is
 -- exact for version 7 ids, so only the version is left to check, with the
 -- decoder's own ERROR for any other UUID. Its support function tells the
--- planner that it keeps every row.
+-- planner that it keeps every row. COST 2, what the decoder and its
+-- comparison cost: the planner orders filters by cost, so the check runs
+-- where the predicate it stands for would have, not before a cheaper filter
+-- that spares it the rows of other versions.
 CREATE FUNCTION crid_uuid_v7_check_support(internal) RETURNS internal
     AS 'MODULE_PATHNAME', 'crid_uuid_v7_check_support'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION crid_uuid_v7_check(id uuid) RETURNS boolean
     AS 'MODULE_PATHNAME', 'crid_uuid_v7_check'
-    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT crid_uuid_v7_check_support;
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 2 SUPPORT crid_uuid_v7_check_support;
 COMMENT ON FUNCTION crid_uuid_v7_check(uuid) IS
     'true for a UUID version 7; any other is the ERROR uuid_v7_to_timestamptz raises (the planner hook''s filter)';
 

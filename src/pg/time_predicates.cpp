@@ -55,6 +55,7 @@ extern "C" {
 #include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
 #include "parser/parse_coerce.h"
+#include "utils/date.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -195,6 +196,22 @@ bool decodes_within_timestamptz(const core::snowflake::Layout &layout) {
     return core::snowflake::last_unix_ms(layout) <= last_timestamptz_unix_ms;
 }
 
+// Whether a date or timestamp constant has a timestamptz: the cross-type
+// comparison handles one beyond timestamptz's range (a date in the year
+// 300000 is later than every timestamptz), the conversion the rewrite needs
+// would raise an ERROR instead. Such a predicate is left as written.
+bool converts_to_timestamptz(Node *x, Oid xtype) {
+    if (!IsA(x, Const) || castNode(Const, x)->constisnull)
+        return true;
+    int overflow = 0;
+    Datum v = castNode(Const, x)->constvalue;
+    if (xtype == DATEOID)
+        (void)date2timestamptz_opt_overflow(DatumGetDateADT(v), &overflow);
+    else if (xtype == TIMESTAMPOID)
+        (void)timestamp2timestamptz_opt_overflow(DatumGetTimestamp(v), &overflow);
+    return overflow == 0;
+}
+
 // `col op' bound(x, op)` for one comparison strategy.
 Expr *bound_condition(Decoder d, FuncExpr *dec, int strategy, Expr *x) {
     const Functions &f = resolved_functions();
@@ -245,6 +262,8 @@ List *implied_conditions(Node *clause) {
     if (!decoder_left)
         strategy = commuted(strategy);
     Oid xtype = decoder_left ? righttype : lefttype;
+    if (xtype != TIMESTAMPTZOID && !converts_to_timestamptz(x, xtype))
+        return NIL;
     if (xtype != TIMESTAMPTZOID) // date or timestamp: compared as the timestamptz it converts to
         x = coerce_to_target_type(nullptr, x, xtype, TIMESTAMPTZOID, -1, COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1);
     if (!x)
