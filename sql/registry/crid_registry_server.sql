@@ -4,7 +4,9 @@
 -- CREATE EXTENSION crid gives them, and the registry primitive crid_allocate
 -- for outside nodes that call a function rather than run the upsert.
 --
--- Run it with psql, as the role that is to own the tables:
+-- Run it with psql, as the role that is to own the tables (a superuser, or
+-- the owner of tables it finds already there: it comments on them and
+-- revokes PUBLIC's rights):
 --
 --   psql -X -v ON_ERROR_STOP=1 -d ids -v schema=crid_registry -v fleet_role=crid_fleet \
 --        -f "$(pg_config --sharedir)/extension/crid_registry_server.sql"
@@ -12,6 +14,11 @@
 --   schema      where the tables go (created if missing); default public
 --   fleet_role  an existing role the crid servers log in as; given, it gets
 --               exactly the grants the fleet needs (the README lists them)
+--
+-- crid_allocate is for outside nodes that call a function: grant each of
+-- their roles EXECUTE on it (the fleet does not need it):
+--
+--   GRANT EXECUTE ON FUNCTION crid_registry.crid_allocate(bigint, bigint) TO outside_node;
 --
 -- and give each crid server
 --
@@ -21,7 +28,10 @@
 -- With crid.registry_table set and no crid extension on the registry, the
 -- servers keep their snowflake node leases in crid_node_leases of the same
 -- schema. The script runs in one transaction and may be run again: it
--- creates what is missing and never drops or changes data.
+-- creates what is missing and never drops or changes data. Tables it finds
+-- are kept as they are: a crid_allocations of the wrong shape is refused by
+-- the crid servers at start (naming crid.registry_table), a crid_node_leases
+-- of the wrong shape fails each lease round with the registry's error.
 
 \if :{?schema}
 \else

@@ -31,7 +31,8 @@ sub crid_node
 # Starts psql in the background on a connection string, each command a -c
 # (stopping at the first error), plus any extra psql arguments given as an
 # array reference first; psql_finish waits for it and returns its output,
-# or dies with its errors, naming `what`.
+# or dies with its errors, naming `what`. A session that runs past
+# PG_TEST_TIMEOUT_DEFAULT (180 s) dies instead of hanging the test.
 sub psql_start
 {
 	my ($connstr, @commands) = @_;
@@ -39,7 +40,8 @@ sub psql_start
 	my $session = { out => '', err => '' };
 	$session->{run} = IPC::Run::start(
 		[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', @extra, '-d', $connstr, map { ('-c', $_) } @commands ],
-		'>', \$session->{out}, '2>', \$session->{err});
+		'>', \$session->{out}, '2>', \$session->{err},
+		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
 	return $session;
 }
 
