@@ -18,14 +18,15 @@
 //   col >= *_time_bound(x, '>=')  ...  col <= *_time_bound(x, '<=')
 //
 // Snowflake and crid ids map to their time exactly, so the original
-// predicate is replaced. So do version 7 UUIDs, but a UUID of another version
-// may sort among them: uuid_v7_to_timestamptz must still raise its error for
-// it, so its predicate becomes crid_uuid_v7_check(col) beside the range (the
-// version checked, no time built and compared: one per column and
-// conjunction), and uuid_extract_timestamp's stays as written (it reads a
-// version 1 time, and gives NULL for other versions). Because the conditions are ordinary id comparisons present
-// before planning, B-tree index scans, partition pruning (also at executor
-// start for parameters of generic plans) and row estimates follow.
+// predicate is replaced. So is a version 7 UUID's, but a UUID of another
+// version may sort among them and uuid_v7_to_timestamptz must still raise its
+// error for it: the predicate becomes crid_uuid_v7_check(col) beside the range
+// (the version checked, no time built and compared; one per column and
+// conjunction). uuid_extract_timestamp's stays as written (it reads a version
+// 1 time, and gives NULL for other versions). Because the conditions are
+// ordinary id comparisons present before planning, B-tree index scans,
+// partition pruning (also at executor start for parameters of generic plans)
+// and row estimates follow.
 //
 // A rewrite applies only in conjunctions, where NULL and false select alike,
 // and only when x and col are not volatile (each is evaluated once per new
