@@ -10,7 +10,7 @@ use PostgreSQL::Test::Utils;
 use Test::More ();
 use Exporter 'import';
 
-our @EXPORT = qw(crid_node psql_start psql_finish run_in_parallel fake_clock go_client_sql);
+our @EXPORT = qw(crid_node psql_start psql_finish run_in_parallel fake_clock go_client_sql id_tally);
 
 # A started node with crid preloaded (unless preload => 0), the extension
 # created in "postgres", and any extra settings appended to its config;
@@ -52,6 +52,11 @@ sub psql_finish
 	chomp(my $out = $session->{out});
 	return $out;
 }
+
+# Every id a test has seen, for the uniqueness checks: ->add(@outputs) takes
+# psql outputs (or single ids), one id per line; ->distinct counts the ids,
+# ->repeats the times an id came again, which those tests assert to be 0.
+sub id_tally { return CridTest::IdTally->new }
 
 # Runs each SQL script in its own psql session, all at once; returns their
 # outputs in order and dies if any session failed.
@@ -112,5 +117,22 @@ BEGIN
     END LOOP;
 END \$\$};
 }
+
+package CridTest::IdTally;
+
+sub new { return bless { seen => {}, repeats => 0 }, shift }
+
+sub add
+{
+	my ($self, @outputs) = @_;
+	for my $id (grep { length } map { split /\n/ } @outputs)
+	{
+		$self->{repeats}++ if $self->{seen}{$id}++;
+	}
+	return $self;
+}
+
+sub distinct { return scalar keys %{ $_[0]{seen} } }
+sub repeats  { return $_[0]{repeats} }
 
 1;

@@ -33,12 +33,7 @@ sub minted_by_psql
 	my $out = $node->safe_psql('postgres', "SELECT crid_next() FROM generate_series(1, $count)");
 	return split /\n/, $out;
 }
-my %seen;
-my $duplicates = 0;
-sub remember
-{
-	for my $id (@_) { $duplicates++ if $seen{$id}++; }
-}
+my $ids = id_tally();
 
 # Three sessions minting while an outside node reserves blocks of the same
 # seconds through the registry protocol in plain SQL and mints from them.
@@ -63,7 +58,7 @@ is($node->safe_psql('postgres', 'SELECT count(*), count(DISTINCT id) FROM ids'),
 	'three sessions and an outside node on one registry: 330,000 ids, all distinct');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM hijack_log'), '0',
 	'the worker never ran a function planted in public');
-remember(split /\n/, $node->safe_psql('postgres', 'SELECT id FROM ids'));
+$ids->add($node->safe_psql('postgres', 'SELECT id FROM ids'));
 
 # A terminated backend: the ids it was handed are never handed out again.
 my $victim = $node->background_psql('postgres');
@@ -71,35 +66,35 @@ my $victim_ids = $victim->query_safe('SELECT string_agg(crid_next()::text, E\'\n
 my $victim_pid = $victim->query_safe('SELECT pg_backend_pid()');
 $node->safe_psql('postgres', "SELECT pg_terminate_backend($victim_pid)");
 eval { $victim->quit };
-remember(split /\n/, $victim_ids);
-remember(minted_by_psql(20000));
-is($duplicates, 0, 'after a terminated backend: nothing reissued');
+$ids->add($victim_ids);
+$ids->add(minted_by_psql(20000));
+is($ids->repeats, 0, 'after a terminated backend: nothing reissued');
 
 # A crash: kill -9 of a backend makes the postmaster rebuild shared memory;
 # what was left of the reserved blocks is a gap, never reused.
-remember(minted_by_psql(3000));
+$ids->add(minted_by_psql(3000));
 my $crashing = $node->background_psql('postgres');
 my $crash_pid = $crashing->query_safe('SELECT pg_backend_pid()');
 kill 'KILL', $crash_pid;
 eval { $crashing->quit };
 $node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back after the crash';
-remember(minted_by_psql(20000));
-is($duplicates, 0, 'after kill -9 and crash recovery: nothing reissued');
+$ids->add(minted_by_psql(20000));
+is($ids->repeats, 0, 'after kill -9 and crash recovery: nothing reissued');
 
 # An immediate shutdown (no checkpoint) and a restart.
-remember(minted_by_psql(3000));
+$ids->add(minted_by_psql(3000));
 $node->stop('immediate');
 $node->start;
-remember(minted_by_psql(20000));
-is($duplicates, 0, 'after an immediate shutdown: nothing reissued');
+$ids->add(minted_by_psql(20000));
+is($ids->repeats, 0, 'after an immediate shutdown: nothing reissued');
 
 # The worker stopped: the postmaster starts it again within a second, and
 # callers that run out of ids meanwhile wait for it (crid.allocation_timeout).
 my $worker_pid = $node->safe_psql('postgres',
 	"SELECT pid FROM pg_stat_activity WHERE backend_type = 'crid block reserver'");
 $node->safe_psql('postgres', "SELECT pg_terminate_backend($worker_pid)");
-remember(minted_by_psql(30000));
-is($duplicates, 0, 'worker terminated: generation resumes, nothing reissued');
+$ids->add(minted_by_psql(30000));
+is($ids->repeats, 0, 'worker terminated: generation resumes, nothing reissued');
 is( $node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'crid block reserver' AND pid <> $worker_pid"),
 	'1', 'a new worker took over');
@@ -115,8 +110,8 @@ is( $node->safe_psql('restored', 'SELECT count(*) FROM crid_allocations'),
 	'the registry rows came along');
 $node->append_conf('postgresql.conf', "crid.registry_database = 'restored'\n");
 $node->restart;
-remember(split /\n/, $node->safe_psql('restored', 'SELECT crid_next() FROM generate_series(1, 20000)'));
-is($duplicates, 0, 'generation from the restored registry: nothing reissued');
+$ids->add($node->safe_psql('restored', 'SELECT crid_next() FROM generate_series(1, 20000)'));
+is($ids->repeats, 0, 'generation from the restored registry: nothing reissued');
 
 # A registry database that does not exist: a clear error within the timeout.
 $node->append_conf('postgresql.conf', "crid.registry_database = 'registry_later'\ncrid.allocation_timeout = '1s'\n");
@@ -138,8 +133,8 @@ like($err, qr/does not have the crid extension/, 'registry database without the 
 # Fixed: generation resumes.
 $node->safe_psql('registry_later', 'CREATE EXTENSION crid');
 $node->poll_query_until('postgres', 'SELECT crid_next() > 0') or die 'generation did not resume';
-remember(minted_by_psql(5000));
-is($duplicates, 0, 'once the registry exists, generation resumes without reissuing');
+$ids->add(minted_by_psql(5000));
+is($ids->repeats, 0, 'once the registry exists, generation resumes without reissuing');
 
-cmp_ok(scalar(keys %seen), '>', 400000, 'ids checked in all');
+cmp_ok($ids->distinct, '>', 400000, 'ids checked in all');
 done_testing();

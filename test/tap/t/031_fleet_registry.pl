@@ -15,15 +15,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my %seen;      # every id minted in this test, by anyone
-my $repeats = 0;
-sub keep_ids
-{
-	for my $id (grep { length } split /\n/, $_[0])
-	{
-		$repeats++ if $seen{$id}++;
-	}
-}
+my $ids = id_tally();    # every id minted in this test, by anyone
 
 # --- bad settings stop the start, naming the setting --------------------------
 my $bad = PostgreSQL::Test::Cluster->new('fleet_bad');
@@ -77,11 +69,11 @@ my @mint = map {
 		'SET crid.allocation_timeout = 60000', 'SELECT crid_next() FROM generate_series(1, 100000)')
 } @servers;
 my $go = psql_start($registry->connstr('postgres'), $go_client);
-keep_ids(psql_finish($_, 'a crid server')) for @mint;
+$ids->add(psql_finish($_, 'a crid server')) for @mint;
 psql_finish($go, 'the Go client');
-keep_ids($registry->safe_psql('postgres', 'SELECT id FROM go_ids'));
-is(scalar(keys %seen), 330000, 'three crid servers and a Go client minted 330,000 ids');
-is($repeats, 0, '... none of them twice');
+$ids->add($registry->safe_psql('postgres', 'SELECT id FROM go_ids'));
+is($ids->distinct, 330000, 'three crid servers and a Go client minted 330,000 ids');
+is($ids->repeats, 0, '... none of them twice');
 is( $registry->safe_psql('postgres',
 		"SELECT count(DISTINCT application_name) FROM pg_stat_activity WHERE application_name = 'crid block reserver'"),
 	'1', 'the workers reserve on the registry server as "crid block reserver"');
@@ -133,8 +125,8 @@ unlike($err, qr/hunter2/, '... without the password');
 $registry->start;
 ok($a->poll_query_until('postgres', 'SELECT crid_next() > 0'), 'the registry back: crid_next() works again');
 $a->safe_psql('postgres', 'INSERT INTO served SELECT crid_next() FROM generate_series(1, 20000)');
-keep_ids($a->safe_psql('postgres', 'SELECT id FROM served'));
-is($repeats, 0, 'nothing was reissued across the outage');
+$ids->add($a->safe_psql('postgres', 'SELECT id FROM served'));
+is($ids->repeats, 0, 'nothing was reissued across the outage');
 
 # --- the registry hanging: the worker still ends at once -----------------------
 # Stop every process of the registry server (SIGSTOP): connections stay open
@@ -162,8 +154,8 @@ pass('a server whose worker waits on the hung registry shuts down');
 kill 'CONT', @registry_pids;
 $a->start;
 ok($a->poll_query_until('postgres', 'SELECT crid_next() > 0'), 'the registry answering again: minting resumes');
-keep_ids($a->safe_psql('postgres', 'SELECT crid_next() FROM generate_series(1, 20000)'));
-is($repeats, 0, 'still no id twice');
+$ids->add($a->safe_psql('postgres', 'SELECT crid_next() FROM generate_series(1, 20000)'));
+is($ids->repeats, 0, 'still no id twice');
 
 # --- a registry server without crid: the error says so -------------------------
 $registry->safe_psql('postgres', 'CREATE DATABASE empty');

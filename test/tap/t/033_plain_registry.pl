@@ -128,15 +128,10 @@ my @minting = map {
 		'SET crid.allocation_timeout = 60000', 'SELECT crid_next() FROM generate_series(1, 50000)')
 } $a, $b;
 $registry->safe_psql('postgres', $go_client);
-my %seen;
-my $repeats = 0;
-for my $ids (map({ psql_finish($_, 'a crid server') } @minting),
-	$registry->safe_psql('postgres', 'SELECT id FROM go_ids'))
-{
-	$repeats += $seen{$_}++ ? 1 : 0 for grep { length } split /\n/, $ids;
-}
-is(scalar(keys %seen), 120000, 'two crid servers and the Go upsert minted 120,000 ids from the plain registry');
-is($repeats, 0, '... none of them twice');
+my $ids = id_tally()->add(map({ psql_finish($_, 'a crid server') } @minting),
+	$registry->safe_psql('postgres', 'SELECT id FROM go_ids'));
+is($ids->distinct, 120000, 'two crid servers and the Go upsert minted 120,000 ids from the plain registry');
+is($ids->repeats, 0, '... none of them twice');
 
 # --- crid.node_id = 'lease' on a local registry ---------------------------------
 my $local = crid_node('local_lease', conf => "crid.node_id = 'lease'\ncrid.snowflake_nodes = '40-41'\n");
