@@ -41,7 +41,7 @@ check "the package installs into a clean directory" dpkg -x "$deb" "$root"
 check "it holds crid.so, the control file, every install and upgrade script and the registry server script" \
     bash -c "cd '$root' && $(declare -f has); has usr/lib/postgresql/15/lib/crid.so && has usr/share/postgresql/15/extension/crid.control \
         && has usr/share/postgresql/15/extension/crid--0.1.0.sql && has usr/share/postgresql/15/extension/crid--$version.sql \
-        && has usr/share/postgresql/15/extension/crid--0.1.0--0.2.0.sql \
+        && has usr/share/postgresql/15/extension/crid--0.1.0--0.2.0.sql && has usr/share/postgresql/15/extension/crid--0.2.0--0.3.0.sql \
         && has usr/share/postgresql/15/extension/crid_registry_server.sql"
 check "it ships no test-only code (crid_test, crid_debug_throw)" \
     bash -c "cd '$root' && [ -z \"\$(find . -name 'crid_test*')\" ] && ! grep -q crid_debug_throw usr/lib/postgresql/15/lib/crid.so"

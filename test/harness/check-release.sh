@@ -19,6 +19,7 @@ released() { # released file sha256
     check "$1 is unchanged since its release" test "$(sha256sum "$1" | cut -d' ' -f1)" = "$2"
 }
 released sql/crid--0.1.0.sql aa5da1c9937c2704b20d841eeed2d7ad253eaf6a40a6c9dcb7c5d1a699669794
+released sql/crid--0.1.0--0.2.0.sql bc104e193baa17ae58f8b2488a8b80b6f30e8b1292cc0b43c9cd0a7a70595fbd
 
 # The upgrade chain, in the Makefile's order, leads from 0.1.0 to the default.
 read -r -a upgrades <<<"$(make -s --no-print-directory PG_CONFIG="$PG_CONFIG" print-UPGRADE_SCRIPTS)"
