@@ -22,6 +22,22 @@
 // lease lapsed TTL after the renewal, the bound is window + borrow after it).
 // A server that takes back its own node (the same server, restarted) starts
 // above its own high-water mark, which covers every id it ever returned.
+//
+// A holder is one live postmaster: its token is made at its start (kept
+// across a crash restart of its backends, which the postmaster survives), so
+// a clone of its data directory, a promoted standby or the same server
+// started again is another holder, whatever its host, port and data
+// directory say. Only a row with this server's token is its own.
+//
+// Rows that vanished. A node with no row (deleted, truncated, lost in a
+// failover of the registry), or any node while the registry's table changed
+// less than a takeover delay ago, may still be minted on by a holder whose
+// row the registry lost: that holder renewed at some t0 before the loss and
+// mints until t0 + window. The new holder takes the row at once (so no
+// third server picks the node) but mints only after takeover_delay_ms, a
+// full TTL plus a fifth of it, from when it took it (or from when the
+// registry changed), and starts above wall clock + window + borrow read at
+// that moment, the bound the old holder would have written then.
 #pragma once
 #include "pure_cpp.hpp"
 
@@ -47,6 +63,9 @@ struct Timing {
             d *= 2;
         return d < ttl_ms / 6 ? d : (ttl_ms / 6 > 0 ? ttl_ms / 6 : 1);
     }
+    // How long a node whose earlier holder cannot be shown to have stopped
+    // waits before its new holder mints on it (see above).
+    constexpr int64_t takeover_delay_ms() const noexcept { return ttl_ms + ttl_ms / 5; }
 };
 
 // The bound written into a lease row at a renewal sent when the wall clock
@@ -56,11 +75,13 @@ constexpr int64_t bound_ms(const Timing &t, int64_t wall_ms, int64_t mark_ms, in
     return reach > mark_ms ? reach : mark_ms;
 }
 
-// Node ranges, at most NodeSet::max_ranges of them.
+// Node ranges: those of a NodeSet, one of which may be split in two around
+// a node left out.
 struct Ranges {
+    static constexpr int max_ranges = NodeSet::max_ranges + 1;
     int count = 0;
-    int32_t first[NodeSet::max_ranges] = {};
-    int32_t last[NodeSet::max_ranges] = {};
+    int32_t first[max_ranges] = {};
+    int32_t last[max_ranges] = {};
     bool contains(int64_t node) const noexcept {
         for (int i = 0; i < count; ++i)
             if (node >= first[i] && node <= last[i])
@@ -79,7 +100,8 @@ struct Ranges {
 // one node out of crid.snowflake_nodes (every node of the layout when that
 // is empty). With a static crid.node_id and a registry: the nodes of
 // crid.snowflake_nodes when it lists any, else crid.node_id alone (-1: none).
-// Nodes past max_node (the layout's last) are left out.
-Ranges wanted(bool lease, int64_t node_id, const NodeSet &nodes, int64_t max_node) noexcept;
+// Nodes past max_node (the layout's last) are left out, and so is
+// `never` (crid.backfill_node, kept for ids of past times; -1: none).
+Ranges wanted(bool lease, int64_t node_id, const NodeSet &nodes, int64_t max_node, int64_t never = -1) noexcept;
 
 } // namespace crid::core::lease

@@ -50,3 +50,32 @@ TEST(lease_wanted_nodes) {
     r = lease::wanted(true, -1, some, 1023);
     CHECK_EQ(r.count, 2);
 }
+
+TEST(lease_wanted_nodes_leave_out_the_backfill_node) {
+    NodeSet all = NodeSet::parse("");
+    lease::Ranges r = lease::wanted(true, -1, all, 1023, 1000);
+    CHECK_EQ(r.size(), INT64_C(1023));
+    CHECK(!r.contains(1000));
+    CHECK(r.contains(999));
+    CHECK(r.contains(1001));
+    CHECK_EQ(r.count, 2);
+    CHECK_EQ(lease::wanted(true, -1, all, 1023, 0).count, 1);
+    CHECK(!lease::wanted(true, -1, all, 1023, 0).contains(0));
+    CHECK_EQ(lease::wanted(true, -1, all, 1023, 1023).size(), INT64_C(1023));
+    // A static node that is the backfill node is wanted by no one.
+    CHECK_EQ(lease::wanted(false, 7, all, 1023, 7).count, 0);
+    NodeSet some = NodeSet::parse("3-5,7");
+    r = lease::wanted(false, -1, some, 1023, 4);
+    CHECK_EQ(r.size(), INT64_C(3));
+    CHECK(r.contains(3) && r.contains(5) && r.contains(7) && !r.contains(4));
+}
+
+TEST(lease_takeover_delay_outlasts_every_window_of_the_old_holder) {
+    for (int64_t ttl : {INT64_C(1000), INT64_C(30000), INT64_C(3600000)}) {
+        lease::Timing t{ttl};
+        // The old holder mints at most window after a renewal that happened
+        // before the new holder took the node; the new one waits longer.
+        CHECK(t.takeover_delay_ms() > t.window_ms());
+        CHECK(t.takeover_delay_ms() >= ttl);
+    }
+}
