@@ -375,6 +375,15 @@ INSERT INTO regress.bad_input VALUES
 ('crid_check_not_evicted(text, bigint, bigint)', ARRAY[$$'f'$$, '1', '2'], '55000'),
 ('crid_check_not_evicted(text, bigint, bigint)', ARRAY[$$'f'$$, '-9223372036854775808', '9223372036854775807'], '55000'),
 ('crid_check_not_evicted(text, bigint, bigint)', ARRAY[$$'f'$$, '2', '2'], 'ok'),
+('crid_registry_check(regclass)', ARRAY['NULL'], '22004'),
+('crid_registry_check(regclass)', ARRAY['crid_registry_table()'], 'ok'),
+('crid_registry_check(regclass)', ARRAY[$$'pg_class'$$], '22023'), -- no registry table
+('crid_registry_admit(regclass, bigint)', ARRAY['NULL', '0'], '22004'),
+('crid_registry_admit(regclass, bigint)', ARRAY['crid_registry_table()', 'NULL'], '22004'),
+('crid_registry_admit(regclass, bigint)', ARRAY['crid_registry_table()', '0'], 'ok'), -- long past: open
+('crid_registry_admit(regclass, bigint)', ARRAY['crid_registry_table()', '9223372036854775807'], '55000'), -- ahead of the clock
+('crid_registry_admit(regclass, bigint)', ARRAY[$$'pg_class'$$, '0'], '22023'),
+('crid_registry_guard()', '{}', '39P01'), -- a trigger function: trigger protocol violated
 ('crid_evicted_before(regclass)', ARRAY['NULL'], '22004'),
 ('crid_evicted_before(regclass)', ARRAY['crid_registry_table()'], 'ok'),
 ('crid_record_eviction(regclass, bigint)', ARRAY['NULL', '0'], '22004'),

@@ -7,10 +7,11 @@
 
 namespace crid::pg::crid_ids {
 
-// The next id whose low bits (`gene`, a checked field at bit 0) equal `value`
-// (in range): BlockServer::take_with_gene, waiting for a block like
-// crid_next() (up to crid.allocation_timeout). ERROR 55000 without
-// preloading or during recovery.
-int64_t next_with_gene(const core::BitField &gene, uint64_t value);
+// The next crid id of this server, or with `gene` (a checked field at bit
+// 0) the next whose low bits equal `value` (in range): one path for
+// crid_next() and crid_next(gene, bits), waiting for a block up to
+// crid.allocation_timeout. ERROR 55000 without preloading, during recovery
+// and while the registry mark is damaged.
+int64_t next_id(const core::BitField *gene, uint64_t value);
 
 } // namespace crid::pg::crid_ids

@@ -6,6 +6,7 @@
 #include "registry_mark.hpp"
 
 #include "../core/clock.hpp"
+#include "../core/registry_floor.hpp"
 #include "../core/registry_guard.hpp"
 #include "../core/time_units.hpp"
 
@@ -59,9 +60,27 @@ struct Round {
     int64_t row_end = 0;       // how far this server had reserved in it
     int64_t row_sequence = -1; // what its row held (-1: no row)
     ids::RegistryGuard after;  // the guard once the round is committed
+    bool viewed = false;       // the registry's continuity state came back
+    ids::RegistryView view;    // ... and said this
+    int64_t registry_epoch_ms = 0;
+    bool registry_changed = false; // this round recorded a new identity
+    char identity[256] = "";
+    char reason[512] = "";
+    int64_t sent_unix_ms = 0, received_unix_ms = 0;
 };
 
 enum class Outcome { committed, unavailable, failed };
+
+// What this worker last learnt of the registry's clock and continuity: the
+// second wanted next is planned against it, and a change of identity is
+// reported once.
+struct Known {
+    bool viewed = false;
+    ids::RegistryView view;
+    int64_t offset_ms = 0;        // the registry's clock minus this server's
+    int64_t viewed_at_ns = 0;     // monotonic time of the view
+    char identity[256] = "";      // the registry table's identity seen last
+} known;
 
 // The Unix second a registry second begins in.
 int64_t unix_second_of(const ids::Layout &l, int64_t ts) { return l.epoch_unix_ms / core::ms_per_s + ts; }
@@ -136,12 +155,55 @@ void int8_sink(void *context, int columns, const char *const *values) noexcept {
 // of second $1 and returns the new next_seq. A second without room for the
 // block ($3 is the largest next_seq the block may start from) is left
 // untouched and returns no row, its own condition rather than an error.
-void upsert_sql(char *out, size_t size, const char *table) {
+//
+// The upsert takes its row from the registry's continuity check
+// (crid_registry_check, $4 the table, $5 this server's crid.epoch in Unix
+// ms): a second the registry refuses, or an epoch other than the registry's,
+// inserts nothing, and the check statement before it in the same
+// transaction says which.
+// clang-format off
+void upsert_sql(char *out, size_t size, const char *table, const char *check) {
     std::snprintf(out, size,
-                  "INSERT INTO %s AS a (ts, next_seq) VALUES ($1::pg_catalog.int8, $2::pg_catalog.int8) "
-                  "ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq OPERATOR(pg_catalog.+) EXCLUDED.next_seq "
-                  "WHERE a.next_seq OPERATOR(pg_catalog.<=) $3::pg_catalog.int8 RETURNING a.next_seq",
-                  table);
+                  "INSERT INTO %s AS a (ts, next_seq) SELECT $1::pg_catalog.int8, $2::pg_catalog.int8"
+                  " FROM %s($4::pg_catalog.regclass) c"
+                  " WHERE $1::pg_catalog.int8 OPERATOR(pg_catalog.<=) c.live_max_ts"
+                  " AND (c.refused_from_ts IS NULL OR $1::pg_catalog.int8 OPERATOR(pg_catalog.<) c.refused_from_ts"
+                  "      OR $1::pg_catalog.int8 OPERATOR(pg_catalog.>) c.floor_ts)"
+                  " AND (pg_catalog.date_part('epoch', c.epoch) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8"
+                  "     OPERATOR(pg_catalog.=) $5::pg_catalog.int8"
+                  " ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq OPERATOR(pg_catalog.+) EXCLUDED.next_seq"
+                  " WHERE a.next_seq OPERATOR(pg_catalog.<=) $3::pg_catalog.int8 RETURNING a.next_seq",
+                  table, check);
+}
+
+// The registry's continuity state for table $1 (made current, recording a
+// new identity when the table changed).
+void check_sql(char *out, size_t size, const char *check) {
+    std::snprintf(out, size,
+                  "SELECT c.refused_from_ts, c.floor_ts, c.live_max_ts, c.now_unix_ms,"
+                  " (pg_catalog.date_part('epoch', c.epoch) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8,"
+                  " c.max_skew_ms, c.changed, c.identity, c.reason"
+                  " FROM %s($1::pg_catalog.regclass) c",
+                  check);
+}
+// clang-format on
+
+void view_sink(void *context, int columns, const char *const *v) noexcept {
+    auto *r = static_cast<Round *>(context);
+    if (columns != 9 || !v[1] || !v[2] || !v[3] || !v[4] || !v[5])
+        return;
+    r->viewed = true;
+    r->view.refuses = v[0] != nullptr;
+    r->view.refused_from = v[0] ? std::strtoll(v[0], nullptr, 10) : 0;
+    r->view.floor = std::strtoll(v[1], nullptr, 10);
+    r->view.live_max = std::strtoll(v[2], nullptr, 10);
+    r->view.now_unix_ms = std::strtoll(v[3], nullptr, 10);
+    r->registry_epoch_ms = std::strtoll(v[4], nullptr, 10);
+    r->view.epoch_unix_ms = r->registry_epoch_ms;
+    r->view.skew_ms = std::strtoll(v[5], nullptr, 10);
+    r->registry_changed = v[6] && v[6][0] == 't';
+    std::snprintf(r->identity, sizeof r->identity, "%s", v[7] ? v[7] : "");
+    std::snprintf(r->reason, sizeof r->reason, "%s", v[8] ? v[8] : "");
 }
 
 // The registry's next_seq of second $1 (no row when it has none).
@@ -172,16 +234,25 @@ Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
     const registry::Location *where = registry::located(failure);
     if (!where)
         return Outcome::unavailable;
-    char upsert[sizeof where->table + 320], row[sizeof where->table + 160];
-    upsert_sql(upsert, sizeof upsert, where->table);
+    char upsert[sizeof where->table + sizeof where->check + 800], row[sizeof where->table + 160];
+    char check[sizeof where->check + 400];
+    upsert_sql(upsert, sizeof upsert, where->table, where->check);
     row_sql(row, sizeof row, where->table);
-    char ts_text[24], size_text[24], limit_text[24], row_ts_text[24];
+    check_sql(check, sizeof check, where->check);
+    char ts_text[24], size_text[24], limit_text[24], row_ts_text[24], epoch_text[24];
     std::snprintf(ts_text, sizeof ts_text, "%lld", static_cast<long long>(r.ts));
     std::snprintf(size_text, sizeof size_text, "%lld", static_cast<long long>(r.size));
     std::snprintf(limit_text, sizeof limit_text, "%lld", static_cast<long long>(ids::sequence_space(l) - r.size));
+    std::snprintf(epoch_text, sizeof epoch_text, "%lld", static_cast<long long>(l.epoch_unix_ms));
 
-    registry::Statement statements[1 + max_blocks_per_commit];
+    registry::Statement statements[2 + max_blocks_per_commit];
     int n = 0;
+    registry::Statement &viewing = statements[n++];
+    viewing.sql = check;
+    viewing.nparams = 1;
+    viewing.params[0] = where->table;
+    viewing.sink = view_sink;
+    viewing.context = &r;
     r.after = guard;
     Int8Row checked;
     // (A mark set by crid_reset_high_water() names a second, not a block:
@@ -203,14 +274,25 @@ Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
     for (int i = 0; i < r.count; ++i) {
         registry::Statement &st = statements[n++];
         st.sql = upsert;
-        st.nparams = 3;
+        st.nparams = 5;
         st.params[0] = ts_text;
         st.params[1] = size_text;
         st.params[2] = limit_text;
+        st.params[3] = where->table;
+        st.params[4] = epoch_text;
         st.sink = int8_sink;
         st.context = &ends[i];
     }
-    if (!registry::run(statements, n, true, failure)) {
+    r.sent_unix_ms = core::wall_clock_ns() / core::ns_per_ms;
+    bool ran = registry::run(statements, n, true, failure);
+    r.received_unix_ms = core::wall_clock_ns() / core::ns_per_ms;
+    if (!ran) {
+        registry::report_failure(failure);
+        return Outcome::failed;
+    }
+    if (!r.viewed) {
+        registry::set_failure(failure, ERRCODE_INTERNAL_ERROR, "crid_registry_check in %s returned no state",
+                              registry::session().name());
         registry::report_failure(failure);
         return Outcome::failed;
     }
@@ -224,7 +306,7 @@ Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
     // block after it.
     for (int i = 0; i < r.count && ends[i].found; ++i)
         r.starts[r.got++] = ends[i].value - r.size;
-    r.second_full = r.got < r.count;
+    r.second_full = r.got < r.count && r.view.allows(r.ts) && r.registry_epoch_ms == l.epoch_unix_ms;
     bool any = false;
     for (int i = 0; i < r.got; ++i)
         any |= r.accepted[i] = r.after.accept(r.ts, r.starts[i], r.size);
@@ -245,18 +327,96 @@ void report_regression(const char *what, int64_t ts, int64_t next_ts) {
     pg_atomic_fetch_add_u64(&shared()->registry_regressions, 1);
     ereport(WARNING,
             (errmsg("crid: the registry went backwards: %s", what),
-             errdetail("This server continues in second %lld of crid_allocations, above every id it served, so it "
-                       "serves none twice (second %lld is left behind).",
+             errdetail("This server reserves again only in second %lld or later, above every id it served, and "
+                       "only where the registry's own check allows (second %lld is left behind).",
                        static_cast<long long>(next_ts), static_cast<long long>(ts)),
-             errhint("crid_allocations was rebuilt, truncated or restored from an older dump. Other nodes that "
-                     "share it (Go services) may reissue ids they handed out before: see \"Restoring the registry\" "
-                     "in crid's README.")));
+             errhint("The registry table was rebuilt, truncated, restored or failed over: see \"Restoring the "
+                     "registry\" in crid's README.")));
 }
 
 // A failure outside SQL (settings, the clock): reported, counted.
 bool fail(const pg::CaughtError &error) {
     pg_atomic_fetch_add_u64(&shared()->registry_failures, 1);
     report(WorkerState::failing, error.sqlstate, error.message);
+    return false;
+}
+
+// The second this server's clock names, or the registry's when this
+// server's runs ahead of it (the registry refuses seconds further ahead of
+// its own clock than the fleet's skew).
+int64_t wanted_ts(const ids::Layout &l) {
+    int64_t ms = core::wall_clock_ns() / core::ns_per_ms;
+    if (known.viewed && known.offset_ms < 0)
+        ms += known.offset_ms;
+    return ids::ts_of_unix_ms(l, ms);
+}
+
+// The last view of the registry with its clock moved on by the time since.
+ids::RegistryView view_now() {
+    ids::RegistryView v = known.view;
+    int64_t elapsed_ms = (core::monotonic_ns() - known.viewed_at_ns) / core::ns_per_ms;
+    v.now_unix_ms += elapsed_ms;
+    v.live_max = core::floor_div(v.now_unix_ms - v.epoch_unix_ms + v.skew_ms, core::ms_per_s);
+    return v;
+}
+
+// Remembers the registry's answer; a table identity other than the one seen
+// before (or one this round recorded) means the registry went backwards, or
+// may have: said once per change, and counted.
+void learn(const Round &r) {
+    bool first = !known.viewed;
+    known.viewed = true;
+    known.view = r.view;
+    known.viewed_at_ns = core::monotonic_ns();
+    known.offset_ms = ids::clock_offset_ms(r.view.now_unix_ms, r.sent_unix_ms, r.received_unix_ms);
+    bool changed = r.registry_changed || (!first && std::strcmp(known.identity, r.identity) != 0);
+    std::snprintf(known.identity, sizeof known.identity, "%s", r.identity);
+    if (!changed)
+        return;
+    pg_atomic_fetch_add_u64(&shared()->registry_regressions, 1);
+    ereport(WARNING,
+            (errmsg("crid: the registry went backwards, or may have: its table changed (%s)", r.reason),
+             errdetail("Every node of the registry now reserves after second %lld, above every second a reservation "
+                       "lost with the old table may have used, so no id is served twice.",
+                       static_cast<long long>(r.view.floor)),
+             errhint("The registry was truncated, re-created, restored or failed over. Reservations resume within "
+                     "about two seconds; see \"Restoring the registry\" in crid's README.")));
+}
+
+// The registry records another crid.epoch than this server's: every id
+// would name another second than the other nodes' ids of the same block.
+bool epoch_differs(const Round &r, const ids::Layout &l) {
+    char detail[512];
+    std::snprintf(detail, sizeof detail,
+                  "crid.epoch of this server is Unix ms %lld, but the registry's state (crid_registry_state) records "
+                  "Unix ms %lld: every node of one registry must use the same epoch",
+                  static_cast<long long>(l.epoch_unix_ms), static_cast<long long>(r.registry_epoch_ms));
+    pg_atomic_fetch_add_u64(&shared()->registry_failures, 1);
+    report(WorkerState::failing, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, detail);
+    return false;
+}
+
+// No reservation before the registry's clock allows the planned second.
+bool hold_back(const ids::FloorPlan &plan, int64_t &hold_ms) {
+    char detail[512];
+    const ids::RegistryView &v = known.view;
+    if (v.refuses && plan.ts == v.floor + 1)
+        std::snprintf(detail, sizeof detail,
+                      "the registry refuses seconds %lld to %lld, which reservations it lost may hold; reservations "
+                      "resume in second %lld, in %lld ms",
+                      static_cast<long long>(v.refused_from), static_cast<long long>(v.floor),
+                      static_cast<long long>(plan.ts), static_cast<long long>(plan.wait_ms));
+    else
+        std::snprintf(detail, sizeof detail,
+                      "second %lld is ahead of the registry's clock by more than its %lld ms of allowed skew; "
+                      "reserving in %lld ms",
+                      static_cast<long long>(plan.ts), static_cast<long long>(v.skew_ms),
+                      static_cast<long long>(plan.wait_ms));
+    report(WorkerState::held_back, 0, detail);
+    // Looked at again soon rather than once: the registry's clock may be
+    // stepped meanwhile (NTP), and a round trip that asks costs little.
+    constexpr int64_t max_hold_ms = 250;
+    hold_ms = std::min(plan.wait_ms, max_hold_ms);
     return false;
 }
 
@@ -275,12 +435,17 @@ void report(WorkerState state, int sqlstate, const char *detail) {
         return;
     logged_state = state;
     logged_sqlstate = sqlstate;
+    if (state == WorkerState::held_back) {
+        ereport(LOG, (errmsg("crid: reservations wait: %s", detail ? detail : "the registry holds them back")));
+        return;
+    }
     ereport(LOG, (errmsg("crid: could not reserve a block: %s", detail ? detail : "unknown reason"),
                   errdetail("The worker tries again with a pause that grows up to 10 s; this is logged again only "
                             "when the cause changes.")));
 }
 
-bool refill() {
+bool refill(int64_t &hold_ms) {
+    hold_ms = 0;
     CridShared *s = shared();
     const ids::Layout &l = layout();
     if (pg_atomic_read_u32(&s->mark_refusal) != uint32(Refusal::none)) {
@@ -300,13 +465,24 @@ bool refill() {
     pg_atomic_write_u64(&s->wake_below, uint64(low));
     int64_t batch_limit = std::min<int64_t>(max_blocks_per_commit, ids::sequence_space(l) / size);
     pg::CaughtError error;
+    int refused_rounds = 0;
     while (s->server.needs_block(low)) {
-        int64_t now_ts = 0;
-        int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
-        if (!pg::attempt([&] { now_ts = ids::ts_of_unix_ms(l, now_ms); }, error))
-            return fail(error);
         Round r;
-        r.ts = std::max(now_ts, guard.earliest_ts());
+        int64_t wanted = 0, now_ts = 0;
+        if (!pg::attempt(
+                [&] {
+                    wanted = wanted_ts(l);
+                    now_ts = ids::ts_of_unix_ms(l, core::wall_clock_ns() / core::ns_per_ms);
+                },
+                error))
+            return fail(error);
+        r.ts = std::max(wanted, guard.earliest_ts());
+        if (known.viewed) {
+            ids::FloorPlan plan = ids::plan_second(view_now(), wanted, guard.earliest_ts());
+            if (plan.wait_ms > 0)
+                return hold_back(plan, hold_ms);
+            r.ts = plan.ts;
+        }
         r.size = size;
         if (!pg::attempt([&] { ids::check_allocation(l, r.ts, size); }, error))
             return fail(error);
@@ -322,6 +498,9 @@ bool refill() {
         int64_t us = (core::monotonic_ns() - t0) / core::ns_per_us;
         if (outcome != Outcome::committed)
             return false;
+        learn(r);
+        if (r.registry_epoch_ms != l.epoch_unix_ms)
+            return epoch_differs(r, l);
         guard = r.after;
         pg_atomic_fetch_add_u64(&s->registry_us_total, uint64(us));
         if (uint64(us) > pg_atomic_read_u64(&s->registry_us_max))
@@ -334,6 +513,19 @@ bool refill() {
                           static_cast<long long>(r.row_ts), static_cast<long long>(r.row_end),
                           r.row_sequence < 0 ? "is gone" : "fell back");
             report_regression(what, r.row_ts, r.ts);
+        }
+        if (!r.view.allows(r.ts)) {
+            // Refused by the registry: past its floor, or ahead of its clock.
+            if (r.view.refuses && r.ts >= r.view.refused_from && r.ts <= r.view.floor)
+                guard.second_full(r.view.floor);
+            ids::FloorPlan plan = ids::plan_second(r.view, wanted, guard.earliest_ts());
+            if (plan.wait_ms > 0)
+                return hold_back(plan, hold_ms);
+            if (++refused_rounds > 3) {
+                hold_ms = 10;
+                return false;
+            }
+            continue;
         }
         for (int i = 0; i < r.got; ++i)
             if (!r.accepted[i]) {

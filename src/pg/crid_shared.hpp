@@ -30,6 +30,8 @@ enum class WorkerState : int {
     no_extension, // connected, but CREATE EXTENSION crid was not run there
     bad_table,    // crid.registry_table names no table of the registry's shape there
     unreachable,  // a remote registry (crid.registry) cannot be reached or stopped answering
+    outdated,     // the registry lacks crid_registry_check (crid older than 0.3.0 there)
+    held_back,    // the registry changed (went backwards): reservations wait for its floor to pass
     failing,      // a reservation failed; `detail` says why
     serving,      // reserving blocks normally
 };

@@ -126,6 +126,18 @@ void raise_timeout(pg::crid_ids::CridShared *s) {
                       "The registry table needs the columns ts bigint and next_seq bigint NOT NULL and a primary key "
                       "on ts, as the Go crid library's EnsureSchema creates it. Create it, or set crid.registry_table "
                       "to the table the Go services use, and restart the server.");
+    } else if (state == WorkerState::outdated) {
+        why = "the registry has an older crid";
+        std::snprintf(hint, sizeof hint,
+                      "crid 0.3.0 checks every reservation against the registry's state: run ALTER EXTENSION crid "
+                      "UPDATE in %s (or, on a registry without crid, its script crid_registry_server.sql again).",
+                      registry);
+    } else if (state == WorkerState::held_back) {
+        why = "the registry changed, and reservations wait until its clock passes the seconds it may have lost";
+        std::snprintf(hint, sizeof hint,
+                      "The registry was truncated, re-created, restored or failed over; crid_next() works again "
+                      "within about two seconds of %s's clock, or sooner with a larger crid.allocation_timeout.",
+                      registry);
     } else if (state == WorkerState::failing) {
         why = "the crid background worker could not reserve a block";
         std::snprintf(hint, sizeof hint,
@@ -175,12 +187,18 @@ const ids::Layout &layout() { return pg::crid_ids::layout(); }
 
 namespace crid::pg::crid_ids {
 
-int64_t next_with_gene(const core::BitField &gene, uint64_t value) {
+// The one path of crid_next() and crid_next(gene, bits): the refusals, one
+// take from the shared block server in steady state, a wait (up to
+// crid.allocation_timeout) only when every reserved id is used up.
+int64_t next_id(const core::BitField *gene, uint64_t value) {
     pg::require_minting("crid", "crid_next", "its background worker reserves the blocks. Decoding works without it.");
     CridShared *s = shared();
-    ids::Result r = s->server.take_with_gene(gene, value);
+    if (pg_atomic_read_u32(&s->mark_refusal) != uint32(pg::Refusal::none))
+        registry_mark::raise_refusal(s);
+    auto take = [&] { return gene ? s->server.take_with_gene(*gene, value) : s->server.take(); };
+    ids::Result r = take();
     if (r.kind != ids::Result::Kind::id)
-        return take_after_waiting(s, [&] { return s->server.take_with_gene(gene, value); });
+        return take_after_waiting(s, take);
     if (s->server.remaining() < pg_atomic_read_u64(&s->wake_below))
         nudge_worker(s);
     return r.id;
@@ -198,20 +216,8 @@ PG_FUNCTION_INFO_V1(crid_parse);
 PG_FUNCTION_INFO_V1(crid_floor);
 PG_FUNCTION_INFO_V1(crid_evict_horizon);
 
-// crid_next(): one fetch_add on the shared ticket in steady state; waits (up
-// to crid.allocation_timeout) only when every reserved id is used up.
-Datum crid_next(PG_FUNCTION_ARGS) {
-    pg::require_minting("crid", "crid_next", "its background worker reserves the blocks. Decoding works without it.");
-    pg::crid_ids::CridShared *s = pg::crid_ids::shared();
-    if (pg_atomic_read_u32(&s->mark_refusal) != uint32(pg::Refusal::none))
-        pg::crid_ids::registry_mark::raise_refusal(s);
-    ids::Result r = s->server.take();
-    if (r.kind != ids::Result::Kind::id)
-        PG_RETURN_INT64(take_after_waiting(s, [s] { return s->server.take(); }));
-    if (s->server.remaining() < pg_atomic_read_u64(&s->wake_below))
-        nudge_worker(s);
-    PG_RETURN_INT64(r.id);
-}
+// crid_next(): one fetch_add on the shared ticket in steady state.
+Datum crid_next(PG_FUNCTION_ARGS) { PG_RETURN_INT64(pg::crid_ids::next_id(nullptr, 0)); }
 
 // crid_check_allocation(ts, block_size): crid_allocate's argument checks.
 Datum crid_check_allocation(PG_FUNCTION_ARGS) {

@@ -5,6 +5,7 @@
 #include "crid_shared.hpp"
 #include "fleet_settings.hpp"
 #include "lease_worker.hpp"
+#include "registry_link.hpp"
 
 #include "../core/backoff.hpp"
 #include "../core/clock.hpp"
@@ -26,6 +27,7 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 
@@ -43,11 +45,32 @@ constexpr core::Backoff database_backoff(1000, 60000);
 
 // Set by our SIGTERM handler: an exit the administrator or a shutdown asked
 // for is no failure. Set before a planned exit too.
-volatile sig_atomic_t exit_requested = false;
+volatile sig_atomic_t exit_wanted = false;
+// A local (SPI) batch is running, or the worker holds no lease to release:
+// SIGTERM ends the worker at once, as PostgreSQL's own handler does.
+volatile sig_atomic_t in_local_batch = false;
 
 void handle_sigterm(SIGNAL_ARGS) {
-    exit_requested = true;
-    die(postgres_signal_arg);
+    exit_wanted = true;
+    if (in_local_batch || !crid::pg::lease::active()) {
+        die(postgres_signal_arg);
+        return;
+    }
+    // Else the main loop (or the registry wait it is in) sees the flag,
+    // releases the leases and exits.
+    int saved_errno = errno;
+    SetLatch(MyLatch);
+    errno = saved_errno;
+}
+
+// A planned exit: first the snowflake node leases are released, within a
+// short bound, so that this server started again (or another) takes them at
+// once rather than after crid.node_lease_ttl; then the process exits, for the
+// postmaster to start it again unless the server is shutting down.
+[[noreturn]] void exit_releasing_leases() {
+    crid::pg::registry::cap_timeout_ms(1000);
+    crid::pg::lease::release();
+    proc_exit(1);
 }
 
 // Runs at every exit of the worker process, FATAL ones included.
@@ -56,7 +79,7 @@ void on_worker_exit(int code, Datum) {
     s->worker_latch = nullptr;
     SpinLockAcquire(&s->status_lock);
     s->worker_pid = 0;
-    if (code != 0 && !exit_requested && s->worker_failures < 1000)
+    if (code != 0 && !exit_wanted && s->worker_failures < 1000)
         s->worker_failures++;
     SpinLockRelease(&s->status_lock);
 }
@@ -88,7 +111,7 @@ void pause_ms(int64_t ms, bool reload_wakes) {
                         long((left_ns + crid::core::ns_per_ms - 1) / crid::core::ns_per_ms), PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
-        if (reload_wakes && ConfigReloadPending)
+        if (exit_wanted || (reload_wakes && ConfigReloadPending))
             return;
     }
 }
@@ -152,10 +175,12 @@ bool database_exists(const char *name) {
             SpinLockRelease(&s->status_lock);
             ereport(LOG, (errmsg("crid: database \"%s\" exists now; the block reserver restarts to connect to it",
                                  registry_database())));
-            exit_requested = true;
+            exit_wanted = true;
             proc_exit(1); // restarted by the postmaster in a second (code 0 would unregister it)
         }
         pause_ms(database_backoff.delay_ms(attempt), false);
+        if (exit_wanted)
+            proc_exit(1);
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);
@@ -197,6 +222,10 @@ void pin_settings() {
 }
 
 } // namespace
+
+bool exit_requested() { return exit_wanted; }
+void local_batch_started() { in_local_batch = true; }
+void local_batch_ended() { in_local_batch = false; }
 
 void register_worker() {
     BackgroundWorker worker;
@@ -258,6 +287,8 @@ void crid_worker_main(Datum) {
     int64_t failures = 0;
     int64_t retry_at_ns = 0; // after a failure: no new attempt before then
     for (;;) {
+        if (exit_wanted)
+            exit_releasing_leases();
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);
@@ -266,12 +297,18 @@ void crid_worker_main(Datum) {
         }
         int64_t now = crid::core::monotonic_ns();
         if (now >= retry_at_ns) {
-            bool ok = refill();
-            failures = ok ? 0 : failures + 1;
+            int64_t hold_ms = 0;
+            bool ok = refill(hold_ms);
             // After a failure the worker pauses, growing up to 10 s, whatever
             // waiting backends do, so they cannot turn a broken registry
-            // into a busy loop; a reload ends the pause.
-            retry_at_ns = ok ? 0 : now + retry_backoff.delay_ms(failures) * crid::core::ns_per_ms;
+            // into a busy loop; a reload ends the pause. A registry that
+            // holds reservations back names its own pause.
+            if (hold_ms > 0) {
+                retry_at_ns = now + hold_ms * crid::core::ns_per_ms;
+            } else {
+                failures = ok ? 0 : failures + 1;
+                retry_at_ns = ok ? 0 : now + retry_backoff.delay_ms(failures) * crid::core::ns_per_ms;
+            }
         }
         // Snowflake node leases: renewals are due on their own clock,
         // whatever the blocks do.
@@ -283,6 +320,8 @@ void crid_worker_main(Datum) {
             wake_ns = retry_at_ns;
         wake_ns = std::min(wake_ns, std::max(now, crid::pg::lease::due_ns()));
         int64_t left_ms = (wake_ns - crid::core::monotonic_ns() + crid::core::ns_per_ms - 1) / crid::core::ns_per_ms;
+        if (exit_wanted)
+            exit_releasing_leases();
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, long(left_ms < 1 ? 1 : left_ms),
                         PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);

@@ -35,7 +35,7 @@ Datum mint_uuidv7(int32 gene, int32 bits) {
 int64_t mint_crid(int32 gene, int32 bits) {
     const int64_t block_size = pg::crid_ids::block_size();
     core::BitField f = pg::guarded([&] { return core::crid_ids::gene_field(bits, gene, block_size); });
-    return pg::crid_ids::next_with_gene(f, uint64_t(gene));
+    return pg::crid_ids::next_id(&f, uint64_t(gene));
 }
 
 } // namespace crid::pg::gene

@@ -397,6 +397,14 @@ void reset(int64_t at_unix_ms, bool force) {
 
 int64_t current_mark_ms() { return int64_t(pg_atomic_read_u64(&shared_state()->snowflake_persisted_ms)); }
 
+int64_t node_last_unix_ms(int64_t node) {
+    if (node < 0 || node >= snowflake_slot_count())
+        return 0;
+    const core::snowflake::Layout &l = snowflake::server_layout();
+    uint64_t state = snowflake_slots()[node].state.load();
+    return state == 0 ? 0 : core::snowflake::unit_start_unix_ms(l, core::snowflake::state_unit(l, state));
+}
+
 void raise_node_above(int64_t node, int64_t unix_ms) {
     ensure(unix_ms);
     uint64_t start = snowflake_state_after_restart(unix_ms);

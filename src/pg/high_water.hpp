@@ -78,4 +78,9 @@ void reset(int64_t at_unix_ms, bool force);
 int64_t current_mark_ms();
 void raise_node_above(int64_t node, int64_t unix_ms);
 
+// The Unix ms of the last id claimed on `node` (0 when none), read after
+// the lease fence went up: every id a backend may still return is at or
+// below it or the mark.
+int64_t node_last_unix_ms(int64_t node);
+
 } // namespace crid::pg::high_water

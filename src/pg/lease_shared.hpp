@@ -1,4 +1,4 @@
-// Snowflake node leases in shared memory (issue 8): which nodes this server
+// Snowflake node leases in shared memory: which nodes this server
 // holds, until when (on the monotonic clock) its leases are safely held, and
 // what backends tell a caller whose node is not held. The worker
 // (lease_worker.hpp) writes it; every snowflake id of a fenced server reads
@@ -33,9 +33,10 @@ struct LeaseShared {
     pg_atomic_uint32 held[max_nodes / 32];
 
     slock_t lock;         // guards the text below
-    char token[24];       // this server life's lease token (random, made at start)
+    char token[24];       // this postmaster's lease token (random, made at its start, kept across crash restarts)
     char holder[256];     // this server in crid_node_leases: host:port data directory (system identifier)
     char refused[512];    // a wanted node another live server holds, and who ("" for none)
+    char waiting[256];    // a node taken but not minted on yet, until when ("" for none)
     char failure[512];    // the last failed lease round ("" after a success)
     int64 lease_until_ms; // the registry's lease_until of the last renewal, Unix ms
 };

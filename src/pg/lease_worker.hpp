@@ -1,4 +1,4 @@
-// The worker's part in snowflake node leases (issue 8): with
+// The worker's part in snowflake node leases: with
 // crid.node_id = 'lease' it leases a free (or lapsed) node of the registry's
 // crid_node_leases; with a static crid.node_id (or crid.snowflake_nodes) and
 // a registry it registers those nodes there, and refuses a node another live
@@ -23,7 +23,9 @@ bool tick();
 // When tick() wants to run next (monotonic ns); INT64_MAX when inactive.
 int64_t due_ns();
 
-// The longest pause after failures that still leaves renewals time.
-int64_t max_pause_ms();
+// At a planned exit of the worker (shutdown, SIGTERM): stops minting on
+// every node and lets this server's lease rows lapse now, with a bound of
+// what it minted, so its next start (or the next holder) takes them at once.
+void release();
 
 } // namespace crid::pg::lease

@@ -30,6 +30,9 @@ const Location *located(Failure &failure) {
     case Found::bad_table:
         crid_ids::report(crid_ids::WorkerState::bad_table, failure.sqlstate, failure.message);
         return nullptr;
+    case Found::outdated:
+        crid_ids::report(crid_ids::WorkerState::outdated, failure.sqlstate, failure.message);
+        return nullptr;
     case Found::failed:
         break;
     }
@@ -62,6 +65,17 @@ void report_failure(const Failure &failure) {
     bool unreachable = failure.lost && session().remote();
     crid_ids::report(unreachable ? crid_ids::WorkerState::unreachable : crid_ids::WorkerState::failing,
                      failure.sqlstate, failure.message);
+}
+
+void report_reached() {
+    crid_ids::CridShared *s = crid_ids::shared();
+    SpinLockAcquire(&s->status_lock);
+    crid_ids::WorkerState state = s->state;
+    SpinLockRelease(&s->status_lock);
+    using crid_ids::WorkerState;
+    if (state == WorkerState::connecting || state == WorkerState::unreachable || state == WorkerState::no_extension ||
+        state == WorkerState::bad_table || state == WorkerState::outdated)
+        crid_ids::report(WorkerState::serving, 0, nullptr);
 }
 
 } // namespace crid::pg::registry

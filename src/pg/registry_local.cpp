@@ -3,6 +3,7 @@
 // worker's own; an ERROR inside is caught here and rolls it back.
 #include "registry_session.hpp"
 
+#include "crid_worker.hpp"
 #include "fleet_settings.hpp"
 
 extern "C" {
@@ -92,6 +93,7 @@ namespace {
 bool LocalSession::run(Statement *statements, int count, bool commit, Failure &failure) {
     MemoryContext caller_context = CurrentMemoryContext;
     volatile bool ok = false;
+    crid_ids::local_batch_started();
     PG_TRY();
     {
         if (!open_) {
@@ -125,6 +127,7 @@ bool LocalSession::run(Statement *statements, int count, bool commit, Failure &f
         FreeErrorData(error);
     }
     PG_END_TRY();
+    crid_ids::local_batch_ended();
     return ok;
 }
 

@@ -83,6 +83,39 @@ void qualified(char *out, size_t size, const char *schema, const char *name) {
     pfree(text);
 }
 
+// True when schema $1 holds crid_registry_check(regclass).
+constexpr const char *check_query =
+    "SELECT FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace"
+    " WHERE n.nspname OPERATOR(pg_catalog.=) $1::pg_catalog.name"
+    " AND p.proname OPERATOR(pg_catalog.=) 'crid_registry_check'::pg_catalog.name"
+    " AND p.proargtypes OPERATOR(pg_catalog.=) '2205'::pg_catalog.oidvector";
+
+void count_sink(void *context, int, const char *const *) noexcept { ++*static_cast<int *>(context); }
+
+// The continuity check beside the leases (a registry of crid older than
+// 0.3.0 has none): Found::ok, or Found::outdated with the way out.
+Found locate_check(Session &session, Location &out, const char *schema, bool extension, Failure &failure) {
+    int found = 0;
+    Statement statement;
+    statement.sql = check_query;
+    statement.nparams = 1;
+    statement.params[0] = schema;
+    statement.sink = count_sink;
+    statement.context = &found;
+    if (!session.run(&statement, 1, true, failure))
+        return Found::failed;
+    if (found == 0) {
+        set_failure(failure, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                    "%s has no crid_registry_check() in schema \"%s\", which crid 0.3.0 checks every reservation "
+                    "with; run %s there",
+                    session.name(), schema,
+                    extension ? "ALTER EXTENSION crid UPDATE" : "crid_registry_server.sql (README) again");
+        return Found::outdated;
+    }
+    qualified(out.check, sizeof out.check, schema, "crid_registry_check");
+    return Found::ok;
+}
+
 } // namespace
 
 Found locate(Session &session, Location &out, Failure &failure) {
@@ -119,9 +152,9 @@ Found locate(Session &session, Location &out, Failure &failure) {
         qualified(out.table, sizeof out.table, configured.schema, configured.name);
         // Leases live beside crid when it is installed there, else beside
         // the registry table (a registry made by sql/registry/crid_registry_server.sql).
-        qualified(out.leases, sizeof out.leases, extension.found ? extension.name : configured.schema,
-                  "crid_node_leases");
-        return Found::ok;
+        const char *beside = extension.found ? extension.name : configured.schema;
+        qualified(out.leases, sizeof out.leases, beside, "crid_node_leases");
+        return locate_check(session, out, beside, extension.found, failure);
     }
     if (!extension.found) {
         set_failure(failure, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, "extension \"crid\" is not installed in %s",
@@ -131,7 +164,7 @@ Found locate(Session &session, Location &out, Failure &failure) {
     qualified(out.table, sizeof out.table, extension.name, "crid_allocations");
     qualified(out.leases, sizeof out.leases, extension.name, "crid_node_leases");
     std::snprintf(out.shown, sizeof out.shown, "%s.crid_allocations", extension.name);
-    return Found::ok;
+    return locate_check(session, out, extension.name, true, failure);
 }
 
 } // namespace crid::pg::registry

@@ -15,6 +15,7 @@ namespace crid::pg::registry {
 struct Location {
     char table[2 * (2 * NAMEDATALEN + 2) + 2] = "";  // the registry table
     char leases[2 * (2 * NAMEDATALEN + 2) + 2] = ""; // crid_node_leases
+    char check[2 * (2 * NAMEDATALEN + 2) + 2] = "";  // crid_registry_check, the continuity check
     char shown[2 * NAMEDATALEN + 2] = "";            // the table for messages: schema.table
 };
 
@@ -22,11 +23,13 @@ enum class Found {
     ok,
     no_extension, // crid.registry_table is empty and crid is not installed there
     bad_table,    // crid.registry_table names no table of the right shape
+    outdated,     // the registry lacks crid_registry_check (crid older than 0.3.0 there)
     failed,       // the catalog queries failed (failure says why)
 };
 
-// Finds the registry on the session's server. For no_extension and
-// bad_table, `failure` holds the sentence to show (naming the setting).
+// Finds the registry on the session's server. For no_extension, bad_table
+// and outdated, `failure` holds the sentence to show (naming the setting or
+// the command that fixes it).
 Found locate(Session &session, Location &out, Failure &failure);
 
 // The catalog facts of the table schema.name: one row when it exists, no row

@@ -13,6 +13,7 @@
 #include "registry_session.hpp"
 
 #include "crid_shared.hpp"
+#include "crid_worker.hpp"
 #include "fleet_settings.hpp"
 
 #include "../core/clock.hpp"
@@ -69,9 +70,14 @@ class RemoteSession final : public Session {
 
 RemoteSession remote_session_object;
 
-int64_t RemoteSession::deadline() const {
-    return core::monotonic_ns() + int64_t(fleet::registry_timeout_ms()) * core::ns_per_ms;
+int timeout_cap_ms = 0; // 0: crid.registry_timeout alone
+
+int timeout_ms() {
+    int ms = fleet::registry_timeout_ms();
+    return timeout_cap_ms > 0 && timeout_cap_ms < ms ? timeout_cap_ms : ms;
 }
+
+int64_t RemoteSession::deadline() const { return core::monotonic_ns() + int64_t(timeout_ms()) * core::ns_per_ms; }
 
 void RemoteSession::drop() {
     if (conn_)
@@ -109,7 +115,7 @@ bool RemoteSession::wait_socket(int events, int64_t deadline_ns, Failure &failur
         if (left_ns <= 0) {
             set_failure(failure, ERRCODE_CONNECTION_FAILURE,
                         "%s did not answer within crid.registry_timeout (%d ms); the worker connects again", name(),
-                        fleet::registry_timeout_ms());
+                        timeout_ms());
             failure.lost = true;
             failure.timeout = true;
             drop();
@@ -120,6 +126,15 @@ bool RemoteSession::wait_socket(int events, int64_t deadline_ns, Failure &failur
         if (rc & WL_LATCH_SET) {
             ResetLatch(MyLatch);
             CHECK_FOR_INTERRUPTS();
+            // A planned exit does not wait for a registry that hangs; the
+            // connection goes with the batch it was in (unless this is the
+            // last batch, at the exit itself, under its own short bound).
+            if (crid_ids::exit_requested() && timeout_cap_ms == 0) {
+                set_failure(failure, ERRCODE_ADMIN_SHUTDOWN, "the worker is exiting");
+                failure.lost = true;
+                drop();
+                return false;
+            }
         }
         if (rc & (WL_SOCKET_READABLE | WL_SOCKET_WRITEABLE))
             return true;
@@ -331,5 +346,7 @@ const char *RemoteSession::name() const { return fleet::registry_name(); }
 } // namespace
 
 Session &remote_session() { return remote_session_object; }
+
+void cap_timeout_ms(int ms) { timeout_cap_ms = ms; }
 
 } // namespace crid::pg::registry

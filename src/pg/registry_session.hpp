@@ -19,7 +19,7 @@
 
 namespace crid::pg::registry {
 
-inline constexpr int max_params = 8;
+inline constexpr int max_params = 12;
 
 // Called for every row a statement returns: values[i] is NULL for a SQL
 // NULL. Runs while PostgreSQL or libpq owns the values, so it copies what it

@@ -33,6 +33,10 @@ const char *state_name(crid::pg::crid_ids::WorkerState state) {
         return "bad_table";
     case WorkerState::unreachable:
         return "unreachable";
+    case WorkerState::outdated:
+        return "outdated";
+    case WorkerState::held_back:
+        return "held_back";
     case WorkerState::failing:
         return "failing";
     case WorkerState::serving:

@@ -221,6 +221,8 @@ void check_node_allowed(int64_t node) {
                                 "crid.snowflake_nodes in this server's configuration.")));
 }
 
+int backfill_node() { return backfill_node_id; }
+
 void check_not_backfill_node(int64_t node) {
     if (node >= 0 && node == backfill_node_id)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -37,6 +37,9 @@ int static_node_id();
 // The parsed crid.snowflake_nodes.
 const core::NodeSet &allowed_node_set();
 
+// crid.backfill_node (-1: none): never leased or registered for live minting.
+int backfill_node();
+
 // ERROR naming the setting when crid.node_id is neither a node number nor
 // 'lease', names a node outside the layout, or leases from a
 // crid.snowflake_nodes with no node of the layout; at server start.

@@ -10,11 +10,13 @@ use PostgreSQL::Test::Utils;
 use Test::More ();
 use Exporter 'import';
 
-our @EXPORT = qw(crid_node psql_start psql_finish run_in_parallel fake_clock go_client_sql id_tally);
+our @EXPORT = qw(crid_node registry_open psql_start psql_finish run_in_parallel fake_clock go_client_sql id_tally);
 
 # A started node with crid preloaded (unless preload => 0), the extension
 # created in "postgres", and any extra settings appended to its config;
 # init => { ... } passes options to init (allows_streaming => 1 for standbys).
+# It returns once its registry takes reservations (registry_open below),
+# unless open => 0.
 sub crid_node
 {
 	my ($name, %opt) = @_;
@@ -25,22 +27,46 @@ sub crid_node
 	$node->append_conf('postgresql.conf', $opt{conf}) if $opt{conf};
 	$node->start(%{ $opt{start} || {} });
 	$node->safe_psql('postgres', 'CREATE EXTENSION crid');
+	registry_open($node) unless exists $opt{open} && !$opt{open};
 	return $node;
+}
+
+# Waits until the registry table `table` (crid_allocations) of database `db`
+# ("postgres") on `node` takes reservations in the current second: a table
+# crid sees for the first time (at CREATE EXTENSION) refuses the seconds
+# around that moment for about two seconds, since it may be a re-created
+# one that lost reservations made just before.
+sub registry_open
+{
+	my ($node, $db, $table) = @_;
+	$db ||= 'postgres';
+	$table ||= 'crid_allocations';
+	my $schema = $node->safe_psql($db,
+		"SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'crid'");
+	$node->poll_query_until($db, qq{
+SELECT c.refused_from_ts IS NULL
+    OR floor((c.now_unix_ms - extract(epoch FROM c.epoch) * 1000) / 1000) > c.floor_ts
+  FROM $schema.crid_registry_check('$table') c})
+	  or die 'the registry of ' . $node->name . " did not open\n";
+	return;
 }
 
 # Starts psql in the background on a connection string, each command a -c
 # (stopping at the first error), plus any extra psql arguments given as an
 # array reference first; psql_finish waits for it and returns its output,
-# or dies with its errors, naming `what`. A session that runs past
-# PG_TEST_TIMEOUT_DEFAULT (180 s) dies instead of hanging the test.
+# or dies with its errors, naming `what`. The output goes to a file, so a
+# session that prints more than a pipe holds streams on while the test does
+# other things. A session that runs past PG_TEST_TIMEOUT_DEFAULT (180 s)
+# dies instead of hanging the test.
+my $sessions = 0;
 sub psql_start
 {
 	my ($connstr, @commands) = @_;
 	my @extra = ref $commands[0] eq 'ARRAY' ? @{ shift @commands } : ();
-	my $session = { out => '', err => '' };
+	my $session = { file => PostgreSQL::Test::Utils::tempdir() . '/psql_' . ++$sessions . '.out', err => '' };
 	$session->{run} = IPC::Run::start(
 		[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', @extra, '-d', $connstr, map { ('-c', $_) } @commands ],
-		'>', \$session->{out}, '2>', \$session->{err},
+		'>', $session->{file}, '2>', \$session->{err},
 		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
 	return $session;
 }
@@ -49,7 +75,7 @@ sub psql_finish
 {
 	my ($session, $what) = @_;
 	$session->{run}->finish or die "$what failed: $session->{err}";
-	chomp(my $out = $session->{out});
+	chomp(my $out = PostgreSQL::Test::Utils::slurp_file($session->{file}));
 	return $out;
 }
 
@@ -96,22 +122,41 @@ sub fake_clock
 # What a Go service using the crid library's Postgres registry does, in
 # plain SQL for psql: `rounds` reservations of 100 sequences in `table` with
 # the library's upsert (registry/postgres/postgres.go), each committed, and
-# the ids of each block inserted into `into` (its column id).
+# the ids of each block inserted into `into` (its column id). An upsert the
+# registry refuses (its trigger crid_registry_guard: a second it may have
+# lost reservations of, or ahead of its clock) is an error the service
+# retries after a pause, as its caller would; the retries are counted in the
+# table `retries_into` when given.
 sub go_client_sql
 {
 	my (%opt) = @_;
 	my ($table, $into, $rounds) = @opt{qw(table into rounds)};
+	my $count = $opt{retries_into} ? "INSERT INTO $opt{retries_into} VALUES (1);" : '';
 	return qq{
 DO \$\$
 DECLARE
     second bigint;
     next bigint;
+    tries integer;
 BEGIN
     FOR i IN 1 .. $rounds LOOP
-        second := floor(extract(epoch FROM clock_timestamp() - timestamptz '2026-01-01 00:00:00+00'));
-        INSERT INTO $table AS t (ts, next_seq) VALUES (second, 100)
-            ON CONFLICT (ts) DO UPDATE SET next_seq = t.next_seq + 100
-            RETURNING t.next_seq INTO next;
+        tries := 0;
+        LOOP
+            BEGIN
+                second := floor(extract(epoch FROM clock_timestamp() - timestamptz '2026-01-01 00:00:00+00'));
+                INSERT INTO $table AS t (ts, next_seq) VALUES (second, 100)
+                    ON CONFLICT (ts) DO UPDATE SET next_seq = t.next_seq + 100
+                    RETURNING t.next_seq INTO next;
+                EXIT;
+            EXCEPTION WHEN object_not_in_prerequisite_state THEN
+                tries := tries + 1;
+                IF tries > 600 THEN
+                    RAISE;
+                END IF;
+                $count
+                PERFORM pg_sleep(0.05);
+            END;
+        END LOOP;
         INSERT INTO $into (id) SELECT (second << 32) | (next - 100 + g) FROM generate_series(0, 99) g;
         COMMIT;
     END LOOP;

@@ -1,9 +1,12 @@
 # A registry that went backwards (TRUNCATE crid_allocations, DROP and CREATE
 # EXTENSION while ids stream, a restart on an older registry) never makes the
 # server hand out an id twice: it notices, says so once per event, counts it
-# in crid_stats(), and moves on to a later second. The server's clock is
-# frozen (libfaketime), so every block lands in one second and a registry
-# that starts that second again at 0 would repeat ids at once.
+# in crid_stats(), and moves on past the seconds the registry refuses. The
+# server's clock is frozen (libfaketime), so every block lands in one second
+# and a registry that starts that second again at 0 would repeat ids at once;
+# after each event the test moves the frozen clock on, since the registry
+# takes reservations again only once its clock has passed the seconds lost
+# reservations may hold.
 use strict;
 use warnings;
 use FindBin;
@@ -13,11 +16,23 @@ use IPC::Run;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-# A frozen wall clock a little after now; monotonic clocks (latch timeouts) run.
-my @now = gmtime(time + 5);
-fake_clock(sprintf("%04d-%02d-%02d %02d:%02d:%02d", $now[5] + 1900, $now[4] + 1, @now[ 3, 2, 1, 0 ]));
+# A frozen wall clock a little after now; monotonic clocks (latch timeouts)
+# run. advance() moves it on by whole seconds.
+my $frozen = time + 5;
+sub frozen_at
+{
+	my @t = gmtime($frozen);
+	return sprintf("%04d-%02d-%02d %02d:%02d:%02d", $t[5] + 1900, $t[4] + 1, @t[ 3, 2, 1, 0 ]);
+}
+my $set_clock = fake_clock(frozen_at());
+sub advance
+{
+	$frozen += $_[0];
+	$set_clock->(frozen_at());
+}
 
-my $node = crid_node('registry_backwards', conf => "crid.block_size = 1000\ncrid.threshold = 400\n");
+my $node = crid_node('registry_backwards', conf => "crid.block_size = 1000\ncrid.threshold = 400\n", open => 0);
+advance(4);    # past the seconds a new registry table refuses
 $node->safe_psql('postgres', 'CREATE TABLE ids (id bigint)');
 sub mint
 {
@@ -45,10 +60,16 @@ is($node->safe_psql('postgres', 'SELECT count(DISTINCT id >> 32) FROM ids'), '1'
 # TRUNCATE: the registry starts that second at 0 again. More ids than the
 # ring of published blocks can hold (32 blocks), so new blocks are needed.
 $node->safe_psql('postgres', 'TRUNCATE crid_allocations');
+# The first writer after it, here this check, notices the table changed and
+# refuses every second up to a couple beyond the clock: move the clock on.
+$node->safe_psql('postgres', "SELECT FROM crid_registry_check('crid_allocations')");
+advance(4);
 mint(40000);
 is(distinct(), 't', 'after TRUNCATE crid_allocations: no id handed out twice');
 cmp_ok(regressions(), '>=', 1, 'crid_stats() counts the registry going backwards');
 is(log_count(qr/WARNING:  crid: the registry went backwards/), regressions(), 'one WARNING per event');
+like(slurp_file($node->logfile), qr/WARNING:  crid: the registry went backwards, or may have: its table changed/,
+	'the truncated table was noticed by its new identity');
 
 # DROP and CREATE EXTENSION while a session streams ids.
 my $stream = psql_start($node->connstr('postgres'), 'COPY (SELECT crid_next() FROM generate_series(1, 400000)) TO STDOUT');
@@ -56,6 +77,7 @@ $node->poll_query_until('postgres', "SELECT value > 20000 FROM crid_stats() WHER
   or die 'the stream did not start';
 my $before = regressions();
 $node->safe_psql('postgres', 'BEGIN; DROP EXTENSION crid; CREATE EXTENSION crid; COMMIT;');
+advance(4);
 my $out = psql_finish($stream, 'the stream');
 mint(5000);
 $node->safe_psql('postgres', 'CREATE TEMP TABLE streamed (id bigint)');
@@ -74,6 +96,7 @@ $node->safe_psql('older', 'CREATE EXTENSION crid');
 $node->append_conf('postgresql.conf', "crid.registry_database = 'older'\n");
 my $log_offset = -s $node->logfile;
 $node->restart;
+advance(4);
 mint(5000);
 $ids->add($node->safe_psql('postgres', 'SELECT id FROM ids ORDER BY id DESC LIMIT 5000'));
 is($ids->repeats, 0, 'restarted on an older registry: no id handed out twice');

@@ -48,6 +48,13 @@ $node->restart;
 is($node->safe_psql('app', 'SELECT crid.crid_registry_table()'), 'crid_allocations',
 	'crid.registry_table = crid_allocations names public.crid_allocations');
 
+# The Go services' table gets the trigger that checks every reservation
+# against the registry's continuity state, from its owner (the README's way 1).
+$node->safe_psql('app', 'GRANT USAGE ON SCHEMA crid TO go_service');
+$node->safe_psql('app', 'CREATE TRIGGER crid_registry_guard BEFORE INSERT OR UPDATE ON public.crid_allocations '
+	  . 'FOR EACH ROW EXECUTE FUNCTION crid.crid_registry_guard()', @as_go);
+registry_open($node, 'app', 'public.crid_allocations');
+
 # Two sessions minting while an outside client runs the Go upsert on the
 # same table in plain SQL (the statement of registry/postgres/postgres.go).
 $node->safe_psql('app', q{CREATE TABLE ids (id bigint, source text DEFAULT 'go'); GRANT INSERT ON ids TO go_service});
@@ -143,6 +150,7 @@ $node->start;
 $node->safe_psql('app', q{
 BEGIN;
 LOCK TABLE public.crid_allocations IN EXCLUSIVE MODE;
+SET LOCAL session_replication_role = replica;  -- rows carried over are history, not reservations
 INSERT INTO crid.crid_allocations AS c SELECT ts, next_seq FROM public.crid_allocations
     ON CONFLICT (ts) DO UPDATE SET next_seq = greatest(c.next_seq, EXCLUDED.next_seq);
 ALTER TABLE public.crid_allocations RENAME TO crid_allocations_before_crid;

@@ -1,0 +1,28 @@
+-- The registry primitive for outside nodes: a block of block_size
+-- sequences of second ts, its start returned. Refused for an evicted second
+-- and for one the registry's continuity check refuses (crid_registry_admit).
+CREATE OR REPLACE FUNCTION crid_allocate(ts bigint, block_size bigint) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    registry regclass;
+    block_end bigint;
+BEGIN
+    IF crid_allocate.ts IS NULL OR crid_allocate.block_size IS NULL THEN
+        RAISE EXCEPTION 'crid_allocate: ts and block_size must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    PERFORM @extschema@.crid_check_allocation(crid_allocate.ts, crid_allocate.block_size);
+    registry := @extschema@.crid_registry_table();
+    PERFORM @extschema@.crid_check_not_evicted('crid_allocate', crid_allocate.ts,
+                                               @extschema@.crid_evicted_before(registry));
+    PERFORM @extschema@.crid_registry_admit(registry, crid_allocate.ts);
+    EXECUTE format('INSERT INTO %s AS a (ts, next_seq) VALUES ($1, $2) '
+                   'ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq + EXCLUDED.next_seq RETURNING a.next_seq',
+                   registry)
+        INTO block_end USING crid_allocate.ts, crid_allocate.block_size;
+    PERFORM @extschema@.crid_check_block_end(crid_allocate.ts, block_end);
+    RETURN block_end - crid_allocate.block_size;
+END
+$$;

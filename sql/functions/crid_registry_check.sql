@@ -1,0 +1,114 @@
+-- The registry's state for `registry`, made current: when the table is not
+-- the one the state was written for (or there is no state), the registry went
+-- (or may have gone) backwards, and this records the new identity and
+-- refuses every second a reservation lost with the old history could have
+-- used. Every reservation checks it in its own statement (the trigger
+-- crid_registry_guard, and the block reserver's upsert), so every node
+-- notices before it reserves again.
+--
+-- Why the refused seconds suffice: every reservation of second s is made at
+-- a registry time t with s <= (t + max_skew_ms) / 1000 (crid_registry_guard
+-- refuses a second further ahead of the registry's clock), and the clocks of
+-- a primary and its standbys agree within max_skew_ms. A lost reservation
+-- was made before the change was noticed at time T, so it used a second at
+-- most (T + 2 max_skew_ms) / 1000: the new floor. The refusal starts at the
+-- newest second the table still holds, less the skew (the lost reservations
+-- came after the ones it kept), or at 0 when it holds none. A table crid
+-- has no state for (new, or met for the first time: an upgrade, a Go
+-- services' table) starts with the seconds around now refused: it may be a
+-- re-created one whose reservations of this moment are gone, and nothing
+-- older can have been lost without crid seeing the table before. `changed`
+-- says this call found the table changed from the one its state was
+-- written for, and recorded it.
+CREATE OR REPLACE FUNCTION crid_registry_check(registry regclass,
+    OUT refused_from_ts bigint, OUT floor_ts bigint, OUT live_max_ts bigint, OUT now_unix_ms bigint,
+    OUT epoch timestamptz, OUT max_skew_ms integer, OUT changed_at timestamptz, OUT identity text,
+    OUT reason text, OUT changed boolean)
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, @extschema@, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    name text;
+    current text;
+    st crid_registry_state;
+    now_ms bigint;
+    newest bigint;
+    start_epoch timestamptz;
+    epoch_ms bigint;
+    skew integer;
+    new_from bigint;
+BEGIN
+    IF crid_registry_check.registry IS NULL THEN
+        RAISE EXCEPTION 'crid_registry_check: registry must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    -- It runs as its owner and reads the table: only for a role that may
+    -- write it (a reserving node, or the trigger on its insert).
+    IF NOT has_table_privilege(session_user, crid_registry_check.registry, 'INSERT') THEN
+        RAISE EXCEPTION 'crid_registry_check: permission denied for table %', crid_registry_check.registry
+            USING ERRCODE = '42501';
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_attribute a
+                    WHERE a.attrelid = crid_registry_check.registry AND a.attname = 'ts'
+                      AND a.atttypid = 'bigint'::regtype AND NOT a.attisdropped)
+       OR NOT EXISTS (SELECT FROM pg_attribute a
+                       WHERE a.attrelid = crid_registry_check.registry AND a.attname = 'next_seq'
+                         AND a.atttypid = 'bigint'::regtype AND NOT a.attisdropped) THEN
+        RAISE EXCEPTION 'crid_registry_check: % is not a registry table', crid_registry_check.registry
+            USING ERRCODE = '22023', DETAIL = 'A registry table has the columns ts bigint and next_seq bigint.';
+    END IF;
+    SELECT format('%I.%I', n.nspname, c.relname),
+           format('system %s, timeline %s, relation %s file %s',
+                  (SELECT s.system_identifier FROM pg_control_system() s),
+                  ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::integer,
+                  c.oid, pg_relation_filenode(c.oid))
+      INTO name, current
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.oid = crid_registry_check.registry;
+    changed := false;
+    FOR attempt IN 1 .. 3 LOOP
+        SELECT * INTO st FROM crid_registry_state s WHERE s.registry = name;
+        now_ms := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+        EXIT WHEN FOUND AND st.identity = current;
+        -- The identity changed, or the state is new: refuse what lost history
+        -- may hold. A concurrent writer may do the same first; the loop then
+        -- reads its row.
+        skew := coalesce(st.max_skew_ms, 1000);
+        start_epoch := coalesce(st.epoch, timestamptz '2026-01-01 00:00:00+00');
+        epoch_ms := floor(extract(epoch FROM start_epoch) * 1000)::bigint;
+        EXECUTE format('SELECT max(ts) FROM %s', crid_registry_check.registry) INTO newest;
+        new_from := greatest(CASE WHEN st.registry IS NULL
+                                  THEN (now_ms - epoch_ms - 2 * skew) / 1000 - 1
+                                  ELSE coalesce(newest - (2 * skew + 999) / 1000, 0) END, 0);
+        INSERT INTO crid_registry_state AS s
+            (registry, identity, epoch, max_skew_ms, refused_from_ts, floor_ts, changed_at, reason)
+        VALUES (name, current, start_epoch, skew, new_from, greatest((now_ms - epoch_ms + 2 * skew) / 1000, 0),
+                clock_timestamp(),
+                CASE WHEN st.registry IS NULL AND newest IS NULL THEN 'a new registry table'
+                     WHEN st.registry IS NULL THEN 'a registry table crid had no state for'
+                     ELSE format('the table was %s and is %s', st.identity, current) END)
+        ON CONFLICT (registry) DO UPDATE
+            SET identity = EXCLUDED.identity,
+                refused_from_ts = least(coalesce(s.refused_from_ts, EXCLUDED.refused_from_ts),
+                                        EXCLUDED.refused_from_ts),
+                floor_ts = greatest(s.floor_ts, EXCLUDED.floor_ts),
+                changed_at = EXCLUDED.changed_at,
+                reason = EXCLUDED.reason
+            WHERE s.identity IS DISTINCT FROM EXCLUDED.identity;
+        -- (A state made for the first time is no change of one.)
+        changed := changed OR st.registry IS NOT NULL;
+    END LOOP;
+    IF st.identity IS DISTINCT FROM current THEN
+        RAISE EXCEPTION 'crid_registry_check: the state of % keeps changing', name USING ERRCODE = '40001';
+    END IF;
+    refused_from_ts := st.refused_from_ts;
+    floor_ts := st.floor_ts;
+    epoch := st.epoch;
+    max_skew_ms := st.max_skew_ms;
+    changed_at := st.changed_at;
+    identity := st.identity;
+    reason := st.reason;
+    now_unix_ms := now_ms;
+    live_max_ts := (now_ms - floor(extract(epoch FROM st.epoch) * 1000)::bigint + st.max_skew_ms) / 1000;
+END
+$$;

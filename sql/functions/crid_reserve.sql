@@ -1,0 +1,29 @@
+-- Reserves a block of n sequences of at's second in the registry, with the
+-- upsert every node uses (crid_allocate, the block reserver, the Go
+-- library), and returns its start: the ids crid_pack(at, start) ..
+-- crid_pack(at, start + n - 1) are the caller's. The reservation is part of
+-- the caller's transaction: it commits with the ids it gave (a rolled-back
+-- backfill leaves neither), and the second's registry row stays locked until
+-- then, so reserve long past seconds rather than the current one. Refused
+-- for an evicted second and for one the registry's continuity check refuses
+-- (crid_registry_admit): the seconds a registry that went backwards may
+-- have lost reservations of.
+CREATE OR REPLACE FUNCTION crid_reserve(at timestamptz, n bigint) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ts bigint := @extschema@.crid_reserve_ts(at, n);
+    registry regclass := @extschema@.crid_registry_table();
+    block_end bigint;
+BEGIN
+    PERFORM @extschema@.crid_check_not_evicted('crid_reserve', ts, @extschema@.crid_evicted_before(registry));
+    PERFORM @extschema@.crid_registry_admit(registry, ts);
+    EXECUTE format('INSERT INTO %s AS a (ts, next_seq) VALUES ($1, $2) '
+                   'ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq + EXCLUDED.next_seq RETURNING a.next_seq',
+                   registry)
+        INTO block_end USING ts, n;
+    PERFORM @extschema@.crid_check_reserved_end(ts, n, block_end);
+    RETURN block_end - n;
+END
+$$;
