@@ -85,7 +85,7 @@ like($err, qr/ids greater than every old one start only at .* ahead of the clock
 like($err, qr/force => true/, 'naming the way to accept it anyway');
 like($node->safe_psql('postgres', 'SELECT crid_accept_layout(force => true)'), qr/^\d{4}-/, 'forced: accepted');
 is(stat_of('snowflake', 'layout_changed'), '0', 'crid_stats() shows it resolved');
-ok($node->safe_psql('postgres', 'SELECT snowflake_next() > 0'), 'snowflake ids are minted again');
+is($node->safe_psql('postgres', 'SELECT snowflake_next() > 0'), 't', 'snowflake ids are minted again');
 
 # A wider field after ids of the narrower one: accepted without force, and
 # every new id is greater than every id minted before.
@@ -161,8 +161,8 @@ is(count_in_log($offset, qr/WARNING:  crid: "crid_registry_mark" is damaged: cri
 fails_with('SELECT crid_next()', qr/crid ids cannot be minted: "crid_registry_mark" is damaged.*crid_reset_high_water/s,
 	'crid_next on a damaged registry mark');
 is(stat_of('crid', 'registry_mark_damaged'), '1', 'crid_stats() shows it');
-ok($node->safe_psql('postgres', 'SELECT snowflake_next() > 0 AND uuid_generate_v7() IS NOT NULL'),
-	'snowflake and UUIDv7 are minted meanwhile');
+is($node->safe_psql('postgres', 'SELECT snowflake_next() > 0 AND uuid_generate_v7() IS NOT NULL'),
+	't', 'snowflake and UUIDv7 are minted meanwhile');
 $node->poll_query_until('postgres', "SELECT clock_timestamp() > to_timestamp($newest_s + 1)");
 $node->safe_psql('postgres', "SELECT crid_reset_high_water(clock_timestamp())");
 $node->poll_query_until('postgres', 'SELECT crid_next() > 0') or die 'crid minting did not resume';
