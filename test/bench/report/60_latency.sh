@@ -21,8 +21,9 @@ section_latency() {
         rm -f "$logdir"/lat_*
         local before
         before=$(mark_writes)
-        (cd "$logdir" && as_pg "$(pg_bindir)/pgbench" -n -M prepared -h "$BENCH_DIR" -p "$BENCH_PORT" -c 4 -j 2 \
-            -T "$secs" -f "$script" --log --log-prefix=lat_$i postgres >/dev/null 2>&1)
+        (cd "$logdir" && bench_pgbench -n -M prepared -c 4 -j 2 -T "$secs" -f "$script" --log --log-prefix=lat_$i >/dev/null)
+        [ -n "$(find "$logdir" -name "lat_$i*" -size +0)" ] ||
+            { echo "bench: ${labels[$i]}: pgbench logged no transaction" >&2; return 1; }
         writes+=("$(awk -v b="$before" -v a="$(mark_writes)" 'BEGIN { split(b, x, "|"); split(a, y, "|"); print y[1] - x[1] "|" y[2] - x[2] }')")
         # Column 3 of pgbench's transaction log: the transaction's latency in us.
         stats+=("$(cat "$logdir"/lat_"$i"* | awk '{ print $3 }' | sort -n | awk '
