@@ -45,7 +45,6 @@ section_sessions() {
     echo "$table"
     echo
     echo "![ids per second by sessions](sessions.svg)"
-    printf '%s\n\n%s\n' "Ids per second from 1, 2 and 4 sessions (pgbench; ratios to one session):" "$table" | headline sessions
 }
 
 # Ids per second of a pgbench script run by $3 clients for $4 seconds, each

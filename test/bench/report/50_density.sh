@@ -40,5 +40,4 @@ section_density() {
     echo "through the column DEFAULT; then \`pgstatindex()\` (pgstattuple) of the primary key."
     echo
     echo "$table"
-    printf '%s\n\n%s\n' "Primary-key leaf density after four sessions insert at once (pgstattuple):" "$table" | headline density
 }

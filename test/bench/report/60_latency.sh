@@ -55,7 +55,6 @@ section_latency() {
     echo "the run: by a minting backend, which waits for it, and by the background keeper, which no id waits for."
     echo
     echo "$table"
-    printf '%s\n\n%s\n' "Single-row INSERT latency in us, fsync on, synchronous_commit off (ratio to bigserial):" "$table" | headline latency
 }
 
 # The high-water mark's writes so far: "by backends|by the keeper".
