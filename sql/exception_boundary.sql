@@ -11,7 +11,15 @@ SELECT pg_temp.crid_debug_throw('runtime');
 SELECT pg_temp.crid_debug_throw('bad_alloc');
 SELECT pg_temp.crid_debug_throw('core');
 SELECT pg_temp.crid_debug_throw('int');
-SELECT pg_temp.crid_debug_throw('vector');
+-- The standard library's own words for an out-of-range vector::at() differ
+-- between its versions: only crid's prefix of the message is shown.
+DO $$
+BEGIN
+    PERFORM pg_temp.crid_debug_throw('vector');
+EXCEPTION WHEN OTHERS THEN
+    RAISE NOTICE 'vector -> % "%...", the library''s message after it: %', SQLSTATE,
+        left(SQLERRM, length('internal error in crid: ')), length(SQLERRM) > length('internal error in crid: ');
+END $$;
 -- The SQLSTATEs, caught in PL/pgSQL.
 DO $$
 DECLARE kind text;

@@ -51,6 +51,83 @@ SELECT uuid_generate_v7_deterministic('2024-01-01 00:00:00.0009+00', 'order-1'::
 -- Pinned values: a release that changes these breaks re-runnable backfills.
 SELECT uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', 'order-1'::text) AS text_key,
        uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', 42::bigint) AS bigint_key;
+SELECT uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', 'f47ac10b-58cc-4372-a567-0e02b2c3d479'::uuid) AS uuid_key,
+       uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', '\x0102'::bytea) AS bytea_key;
+
+-- The same values from the algorithm as the README states it, written here
+-- in SQL without crid: SipHash-2-4 (Aumasson & Bernstein) in bigint
+-- arithmetic mod 2^64, checked against the paper's vectors first.
+CREATE FUNCTION pg_temp.add64(a bigint, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+    SELECT ((((a >> 32) & 4294967295) + ((b >> 32) & 4294967295) + (((a & 4294967295) + (b & 4294967295)) >> 32))
+            & 4294967295) << 32 | (((a & 4294967295) + (b & 4294967295)) & 4294967295) $$;
+CREATE FUNCTION pg_temp.rotl64(x bigint, n int) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+    SELECT (x << n) | ((x >> (64 - n)) & ((1::bigint << n) - 1)) $$;
+CREATE FUNCTION pg_temp.siphash24(k0 bigint, k1 bigint, msg bytea) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    v0 bigint := k0 # x'736f6d6570736575'::bigint;
+    v1 bigint := k1 # x'646f72616e646f6d'::bigint;
+    v2 bigint := k0 # x'6c7967656e657261'::bigint;
+    v3 bigint := k1 # x'7465646279746573'::bigint;
+    n int := length(msg);
+    m bigint;
+    last boolean;
+BEGIN
+    -- Little-endian 64-bit words; the last one carries n mod 256 in its top
+    -- byte. Two rounds per word (the "2" of 2-4), four more after the last.
+    FOR w IN 0 .. n / 8 LOOP
+        last := w = n / 8;
+        m := CASE WHEN last THEN (n::bigint & 255) << 56 ELSE 0 END;
+        FOR j IN 0 .. 7 LOOP
+            IF 8 * w + j < n THEN
+                m := m | (get_byte(msg, 8 * w + j)::bigint << (8 * j));
+            END IF;
+        END LOOP;
+        v3 := v3 # m;
+        FOR r IN 1 .. CASE WHEN last THEN 6 ELSE 2 END LOOP
+            IF r = 3 THEN
+                v0 := v0 # m;
+                v2 := v2 # 255;
+            END IF;
+            v0 := pg_temp.add64(v0, v1); v1 := pg_temp.rotl64(v1, 13); v1 := v1 # v0; v0 := pg_temp.rotl64(v0, 32);
+            v2 := pg_temp.add64(v2, v3); v3 := pg_temp.rotl64(v3, 16); v3 := v3 # v2;
+            v0 := pg_temp.add64(v0, v3); v3 := pg_temp.rotl64(v3, 21); v3 := v3 # v0;
+            v2 := pg_temp.add64(v2, v1); v1 := pg_temp.rotl64(v1, 17); v1 := v1 # v2; v2 := pg_temp.rotl64(v2, 32);
+        END LOOP;
+        IF NOT last THEN
+            v0 := v0 # m;
+        END IF;
+    END LOOP;
+    RETURN v0 # v1 # v2 # v3;
+END $$;
+-- The paper's key 00 01 .. 0f and messages 00 01 .. len-1.
+SELECT len, lpad(to_hex(pg_temp.siphash24(x'0706050403020100'::bigint, x'0f0e0d0c0b0a0908'::bigint,
+                                          (SELECT coalesce(string_agg(set_byte('\x00'::bytea, 0, i), ''::bytea ORDER BY i), ''::bytea)
+                                           FROM generate_series(0, len - 1) i))), 16, '0') AS siphash
+FROM (VALUES (0), (1), (15)) v(len);
+-- The id: 48 bits of Unix ms, version 7, the top 12 bits of hash a, the
+-- variant, the low 62 bits of hash b; a and b hash a type tag byte (text 1,
+-- bigint 2, uuid 3, bytea 4) followed by the key's bytes (bigint and uuid
+-- big-endian, as their binary send form).
+CREATE FUNCTION pg_temp.deterministic_v7(at timestamptz, tag int, key bytea) RETURNS uuid LANGUAGE sql IMMUTABLE AS $$
+    SELECT (lpad(to_hex((floor(extract(epoch FROM at) * 1000)::bigint << 16) | 28672
+                        | ((pg_temp.siphash24(x'6372696476377631'::bigint, x'2d64657465726d61'::bigint, m) >> 52) & 4095)), 16, '0')
+            || lpad(to_hex(x'8000000000000000'::bigint
+                           | (pg_temp.siphash24(x'6372696476377632'::bigint, x'2d696e6973746963'::bigint, m)
+                              & x'3fffffffffffffff'::bigint)), 16, '0'))::uuid
+    FROM (SELECT set_byte('\x00'::bytea, 0, tag) || key AS m) s $$;
+SELECT key_type, computed = by_crid AS same, computed
+FROM (VALUES
+    ('text', pg_temp.deterministic_v7('2024-01-01 00:00:00+00', 1, 'order-1'::bytea),
+     uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', 'order-1'::text)),
+    ('bigint', pg_temp.deterministic_v7('2024-01-01 00:00:00+00', 2, int8send(42)),
+     uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', 42::bigint)),
+    ('uuid', pg_temp.deterministic_v7('2024-01-01 00:00:00+00', 3, uuid_send('f47ac10b-58cc-4372-a567-0e02b2c3d479')),
+     uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', 'f47ac10b-58cc-4372-a567-0e02b2c3d479'::uuid)),
+    ('bytea', pg_temp.deterministic_v7('2024-01-01 00:00:00+00', 4, '\x0102'::bytea),
+     uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', '\x0102'::bytea)),
+    ('bytea, 17 bytes', pg_temp.deterministic_v7('2024-02-03 04:05:06.789+00', 4, '\x000102030405060708090a0b0c0d0e0f10'::bytea),
+     uuid_generate_v7_deterministic('2024-02-03 04:05:06.789+00', '\x000102030405060708090a0b0c0d0e0f10'::bytea))
+) v(key_type, computed, by_crid);
 SELECT uuid_v7_to_timestamptz(uuid_generate_v7_deterministic('2024-02-03 04:05:06.789999+00', 7::bigint));
 -- 10,000 keys give 10,000 ids.
 SELECT count(DISTINCT uuid_generate_v7_deterministic('2024-01-01+00', k::bigint)) FROM generate_series(1, 10000) k;

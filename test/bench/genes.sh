@@ -55,11 +55,13 @@ insert_sql() {
 }
 
 # One session: every table in turn, INSERT_REPEAT rounds, timed inside the
-# server; prints "table rows_per_second" for each run.
+# server; prints "table rows_per_second" for each run. The runs come as
+# NOTICEs, which make bench's PGOPTIONS (client_min_messages = warning)
+# would hide: the session shows them again.
 one_session_runs() {
-    local list
+    local list out
     list=$(printf "'%s'," "${tables[@]}")
-    bench_psql -q -c "
+    out=$(bench_psql -q -c "SET client_min_messages = notice" -c "
 DO \$\$
 DECLARE
     t0 timestamptz;
@@ -75,7 +77,8 @@ BEGIN
             RAISE NOTICE 'run % %', tbl, round($INSERT_N / extract(epoch FROM clock_timestamp() - t0));
         END LOOP;
     END LOOP;
-END \$\$" 2>&1 | awk '/run/ { print $3, $4 }'
+END \$\$" 2>&1)
+    awk '/NOTICE:  run / { print $3, $4 }' <<<"$out"
 }
 
 # Two sessions at once into table $1, timed from outside: rows per second.
@@ -87,7 +90,7 @@ two_sessions_rate() {
         bench_psql -q -c "$(insert_sql "$table" "$i")" &
         pids+=($!)
     done
-    for p in "${pids[@]}"; do wait "$p"; done
+    for p in "${pids[@]}"; do wait "$p" || { echo "genes.sh: a session inserting into $table failed" >&2; return 1; }; done
     end=$(date +%s.%N)
     echo "2 $INSERT_N $start $end" | awk '{ printf "%.0f\n", $1 * $2 / ($4 - $3) }'
 }
@@ -95,7 +98,13 @@ two_sessions_rate() {
 # Medians of INSERT_REPEAT rounds in which every table takes its turn.
 tables=(by_builtin by_gene by_list)
 declare -A runs rate
-while read -r t r; do runs[$t,1]+="$r "; done < <(one_session_runs)
+one_session=$(one_session_runs)
+while read -r t r; do runs[$t,1]+="$r "; done <<<"$one_session"
+for t in "${tables[@]}"; do
+    # shellcheck disable=SC2086
+    [ "$(set -- ${runs[$t,1]:-}; echo $#)" = "$INSERT_REPEAT" ] ||
+        { echo "genes.sh: $INSERT_REPEAT timed runs into $t expected, got: ${runs[$t,1]:-none}" >&2; exit 1; }
+done
 for r in $(seq 1 "$INSERT_REPEAT"); do
     for t in "${tables[@]}"; do runs[$t,2]+="$(two_sessions_rate "$t") "; done
 done
@@ -145,9 +154,11 @@ sed 's/by_gene/by_list/' "$script" | as_pg tee "$list_script" >/dev/null
 # Average latency in microseconds of one pgbench run ($1: script, $2: PGOPTIONS):
 # what a client sees, round trip included.
 lookup_us() {
-    as_pg env PGOPTIONS="$2" "$(pg_bindir)/pgbench" -n -M prepared -c 1 -T "$SECONDS_EACH" \
-        -h "$BENCH_DIR" -p "$BENCH_PORT" -f "$1" postgres 2>/dev/null |
-        awk '/latency average/ { printf "%.1f\n", $4 * 1000 }'
+    local out us
+    out=$(bench_pgbench PGOPTIONS="$2" -n -M prepared -c 1 -T "$SECONDS_EACH" -f "$1")
+    us=$(awk '/latency average/ { printf "%.1f\n", $4 * 1000 }' <<<"$out")
+    [ -n "$us" ] || { printf '%s\n' "$out" >&2; echo "genes.sh: pgbench printed no latency for $1" >&2; return 1; }
+    echo "$us"
 }
 
 # Microseconds per lookup inside the server ($1: table, $2: PGOPTIONS): a
@@ -170,7 +181,8 @@ BEGIN
         END LOOP;
     END LOOP;
     RAISE NOTICE 'us=%', round((extract(epoch FROM clock_timestamp() - t0) * 1e6 / $n)::numeric, 2);
-END \$\$" 2>&1 | sed -n 's/.*us=\([0-9.]*\).*/\1/p'
+END \$\$" 2>&1 | sed -n 's/.*us=\([0-9.]*\).*/\1/p' | grep . ||
+        { echo "genes.sh: no timing of the lookups in $1 ($2)" >&2; return 1; }
 }
 
 # Each query through a generic plan (plan_cache_mode = force_generic_plan, as

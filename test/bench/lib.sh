@@ -1,6 +1,9 @@
 # Shared by the benchmark scripts: a throwaway server with crid preloaded,
 # per-row cost tables and parallel-session throughput. Sourced.
 source "$(dirname "${BASH_SOURCE[0]}")/../harness/common.sh"
+# A command that fails inside $(...) fails the script too (bash would go on
+# with an empty figure): a benchmark that fails must not print a table.
+shopt -s inherit_errexit
 
 # Starts the benchmark server (extra settings on stdin) and sets BENCH_DIR/PORT.
 bench_server_start() {
@@ -17,6 +20,25 @@ bench_server_start() {
 }
 
 bench_psql() { as_pg "$(pg_bindir)/psql" -X -h "$BENCH_DIR" -p "$BENCH_PORT" -d postgres -v ON_ERROR_STOP=1 "$@"; }
+
+# pgbench against the benchmark server: bench_pgbench [NAME=VALUE...] ARGS...
+# (environment for pgbench first, such as PGOPTIONS=...), printing its
+# output. A pgbench that fails or reports a failed transaction or an aborted
+# client fails here, showing why, rather than yielding figures.
+bench_pgbench() {
+    local env=() out status=0
+    while [[ ${1:-} =~ ^[A-Z_]+= ]]; do
+        env+=("$1")
+        shift
+    done
+    out=$(as_pg env "${env[@]}" "$(pg_bindir)/pgbench" -h "$BENCH_DIR" -p "$BENCH_PORT" "$@" postgres 2>&1) || status=$?
+    if [ "$status" != 0 ] || grep -qE 'number of failed transactions: [1-9]|aborted' <<<"$out"; then
+        printf '%s\n' "$out" >&2
+        echo "bench: pgbench $* failed (exit status $status)" >&2
+        return 1
+    fi
+    printf '%s\n' "$out"
+}
 
 # Prints the per-row table for the expressions given as arguments; the
 # first is the baseline of the ratio column. N and ROUNDS from the env.
@@ -40,7 +62,7 @@ sessions_rate() {
         bench_psql -q -c "SELECT count(${expr//:session/$i}) FROM (SELECT generate_series(1, $n)) AS rows" >/dev/null &
         pids+=($!)
     done
-    for p in "${pids[@]}"; do wait "$p"; done
+    for p in "${pids[@]}"; do wait "$p" || { echo "bench: a session of $expr failed" >&2; return 1; }; done
     end=$(date +%s.%N)
     echo "$sessions $n $start $end" | awk '{ printf "%.0f\n", $1 * $2 / ($4 - $3) }'
 }

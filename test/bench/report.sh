@@ -4,8 +4,10 @@
 # bench/report.md with its charts (bench/*.svg, drawn by gnuplot). Every
 # figure is set beside an alternative measured in the same run, as a ratio.
 # The README's benchmark section is rewritten from the report's headline
-# tables. BENCH_QUICK=1 runs every step with tiny sizes (a smoke test of the
-# script, not figures to read).
+# tables and the outputs it quotes (test/harness/bench-readme.sh). A step or
+# a script that fails stops the run: no report, no README change. BENCH_QUICK=1
+# runs every step with tiny sizes (a smoke test of the script, not figures to
+# read).
 source "$(dirname "$0")/lib.sh"
 CRID_PACKAGES+=(gnuplot-nox)
 ensure_packages
@@ -16,7 +18,6 @@ export PGOPTIONS='-c client_min_messages=warning'
 
 REPORT_DIR="$CRID_ROOT/bench"
 mkdir -p "$REPORT_DIR"
-rm -f "$REPORT_DIR"/.headline-*.md # a run stopped half-way leaves its headlines
 REPORT="$REPORT_DIR/report.md"
 QUICK=${BENCH_QUICK:-0}
 for f in "$(dirname "$0")"/report/*.sh; do source "$f"; done
@@ -38,5 +39,5 @@ for i in "${!steps[@]}"; do
     { echo; "${steps[$i]}"; } >>"$REPORT.tmp"
 done
 mv "$REPORT.tmp" "$REPORT"
-update_readme_from_report
+"$CRID_ROOT/test/harness/bench-readme.sh" update "$REPORT"
 printf 'wrote %s in %ds\n' "$REPORT" $(($(date +%s) - started)) >&2

@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # `make test`: installs what is missing, builds and installs crid (and the
 # test-only module crid_test), then runs every suite and ends with one line
-# "N passed, M failed" (non-zero exit on any failure). Suites: core unit
+# "N passed, M failed, K skipped" (non-zero exit on any failure). Suites: core unit
 # tests (also under sanitizers), fuzzing, clang-format, release and
 # packaging checks, `make installcheck` (pg_regress with
 # crid preloaded, isolation specs, TAP: restart, crash, clock, upgrades),
 # pg_regress without preloading, and the exception boundary.
+#
+# Every suite is checked against what it should have run (the Makefile's
+# REGRESS and ISOLATION lists, the t/*.pl files, the core TEST cases, ...):
+# a test that reported nothing counts as failed. A skipped test is counted
+# and shown; a prerequisite a test would skip without (libfaketime) is a
+# failure here.
 source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/results.sh"
 
 ensure_packages
 build_and_install
@@ -26,27 +33,34 @@ log "test outputs in $WORK"
 make_var() { make -s -C "$CRID_ROOT" --no-print-directory PG_CONFIG="$PG_CONFIG" "print-$1"; }
 total_passed=0
 total_failed=0
+total_skipped=0
 summary=()
 
-# Adds a suite's counts to the total and remembers its line.
+# Adds a suite's counts to the total and remembers its line, with the
+# shortfall against the tests it has counted as failures (suite_line).
+#   record NAME PASSED FAILED [SKIPPED [EXPECTED [NOTE]]]
 record() {
-    local suite=$1 passed=$2 failed=$3
-    total_passed=$((total_passed + passed))
+    local out failed
+    out=$(suite_line "$1" "$2" "$3" "${4:-0}" "${5:-}" "${6:-}")
+    failed=${out%% *}
+    total_passed=$((total_passed + $2))
     total_failed=$((total_failed + failed))
-    summary+=("$(printf '%-22s %4d passed, %d failed' "$suite:" "$passed" "$failed")")
+    total_skipped=$((total_skipped + ${4:-0}))
+    summary+=("${out#* }")
 }
 
-# Counts "... ok" and "... FAILED" lines of a pg_regress-style log; a runner
-# that died without reporting a failure still counts as one.
+# Counts the results of a pg_regress-style log against the number of tests
+# it was given; a runner that failed without a failed test counts as one.
 record_regress_log() {
-    local suite=$1 log=$2 status=$3 diffs=$4
-    local passed failed
-    passed=$(grep -cE '\.\.\. ok ' "$log" || true)
-    failed=$(grep -cE '\.\.\. (FAILED|failed)' "$log" || true)
+    local suite=$1 log=$2 status=$3 diffs=$4 expected=$5 passed failed
+    read -r passed failed < <(regress_counts "$log")
     if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi
     if [ "$failed" != 0 ] && [ -f "$diffs" ]; then head -n 300 "$diffs"; fi
-    record "$suite" "$passed" "$failed"
+    record "$suite" "$passed" "$failed" 0 "$expected"
 }
+
+# The number of words of a Makefile list.
+count_of() { echo "$1" | wc -w; }
 
 # A pg_regress-style runner against a temporary instance: $1 suite name,
 # $2 runner (pg_regress or pg_isolation_regress), $3 config, $4 input folder,
@@ -61,7 +75,7 @@ run_regress_suite() {
         --temp-instance="$out/instance" --temp-config="$WORK/test/harness/$conf" \
         --bindir="$BINDIR" --inputdir="$inputdir" --outputdir="$out" \
         --dbname="$dbname" "$@" 2>&1 | tee "$out/run.log" || status=$?
-    record_regress_log "$suite" "$out/run.log" "$status" "$out/regression.diffs"
+    record_regress_log "$suite" "$out/run.log" "$status" "$out/regression.diffs" $#
 }
 
 # --- core unit tests -------------------------------------------------------
@@ -72,7 +86,8 @@ line=$(grep -E '^core: [0-9]+ passed, [0-9]+ failed' "$WORK/core.log" || echo "c
 p=$(echo "$line" | sed -E 's/core: ([0-9]+) passed.*/\1/')
 f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed/\1/')
 [ "$status" != 0 ] && [ "$f" = 0 ] && f=1
-record "core" "$p" "$f"
+# Every TEST(...) case of test/core runs when the binary is given no filter.
+record "core" "$p" "$f" 0 "$(cat "$CRID_ROOT"/test/core/*.cpp | grep -c '^TEST(')"
 
 # --- formatting --------------------------------------------------------------
 # One check: every C++ file as .clang-format lays it out (make format fixes it).
@@ -82,55 +97,66 @@ for file in "$CRID_ROOT"/src/core/*.?pp "$CRID_ROOT"/src/pg/*.?pp "$CRID_ROOT"/t
     "$CRID_ROOT"/test/module/*.?pp "$CRID_ROOT"/test/fuzz/*.?pp; do
     clang-format --dry-run --Werror "$file" 2>/dev/null || { unformatted=1; echo "not formatted: $file"; }
 done
-record format $((1 - unformatted)) "$unformatted"
+record format $((1 - unformatted)) "$unformatted" 0 1
 
 # --- release and packages --------------------------------------------------------
 # Scripts that print one "ok - ..." or "not ok - ..." line per check.
+# $3: how many checks the script makes, where a fixed number.
 run_check_script() {
-    local suite=$1 script=$2 status=0 p f
+    local suite=$1 script=$2 expected=${3:-} status=0 p f
     log "$suite checks"
     "$script" | tee "$WORK/$suite.log" || status=$?
-    p=$(grep -cE '^ok - ' "$WORK/$suite.log" || true)
-    f=$(grep -cE '^not ok - ' "$WORK/$suite.log" || true)
+    read -r p f < <(check_counts "$WORK/$suite.log")
     [ "$status" != 0 ] && [ "$f" = 0 ] && f=1
-    record "$suite" "$p" "$f"
+    record "$suite" "$p" "$f" 0 "$expected"
 }
+# The checks a script makes at its top level, one `check "..."` line each.
+checks_in() { grep -c '^check "' "$1"; }
+run_check_script harness "$CRID_ROOT/test/harness/check-harness.sh" "$(checks_in "$CRID_ROOT/test/harness/check-harness.sh")"
 run_check_script release "$CRID_ROOT/test/harness/check-release.sh"
 # Hardening: sanitizers over the core unit tests, then a fixed number of
 # fuzzing inputs per target (make fuzz runs longer).
-run_check_script sanitizers "$CRID_ROOT/test/harness/run-sanitizers.sh"
-run_check_script fuzz "$CRID_ROOT/test/harness/run-fuzz.sh"
-run_check_script packages "$CRID_ROOT/test/harness/check-packages.sh"
+run_check_script sanitizers "$CRID_ROOT/test/harness/run-sanitizers.sh" \
+    "$(grep -c '^report "' "$CRID_ROOT/test/harness/run-sanitizers.sh")"
+run_check_script fuzz "$CRID_ROOT/test/harness/run-fuzz.sh" "$(ls "$CRID_ROOT"/test/fuzz/fuzz_*.cpp | wc -l)"
+run_check_script packages "$CRID_ROOT/test/harness/check-packages.sh" "$(checks_in "$CRID_ROOT/test/harness/check-packages.sh")"
 
 # --- make installcheck -------------------------------------------------------------
 # The PGXS suites exactly as a user's `make installcheck` runs them, one
 # suite at a time so a failure in one still lets the others run.
 PG_REGRESS="$PGXS_DIR/../test/regress/pg_regress"
+# CRID_REQUIRE_PREREQUISITES: a TAP test that would skip for a missing
+# prerequisite (CridTest.pm) fails instead.
 installcheck() {
-    as_pg make -C "$WORK" --no-print-directory installcheck PG_CONFIG="$PG_CONFIG" "$@"
+    as_pg env CRID_REQUIRE_PREREQUISITES=1 make -C "$WORK" --no-print-directory installcheck PG_CONFIG="$PG_CONFIG" "$@"
 }
 log "make installcheck: pg_regress"
 status=0
 installcheck ISOLATION= TAP_TESTS= 2>&1 | tee "$WORK/regress.log" || status=$?
-record_regress_log regress-preloaded "$WORK/regress.log" "$status" "$WORK/regression.diffs"
+record_regress_log regress-preloaded "$WORK/regress.log" "$status" "$WORK/regression.diffs" "$(count_of "$(make_var REGRESS)")"
 
 log "make installcheck: isolation"
 status=0
 installcheck REGRESS= TAP_TESTS= 2>&1 | tee "$WORK/isolation.log" || status=$?
-record_regress_log isolation "$WORK/isolation.log" "$status" "$WORK/output_iso/regression.diffs"
+record_regress_log isolation "$WORK/isolation.log" "$status" "$WORK/output_iso/regression.diffs" "$(count_of "$(make_var ISOLATION)")"
 
 log "make installcheck: TAP"
 status=0
 installcheck REGRESS= ISOLATION= PROVE_FLAGS=-v 2>&1 | tee "$WORK/tap.log" || status=$?
-p=$(grep -cE '^ok [0-9]+' "$WORK/tap.log" || true)
-f=$(grep -cE '^not ok [0-9]+' "$WORK/tap.log" || true)
+read -r p f s plans < <(tap_counts "$WORK/tap.log")
 [ "$status" != 0 ] && [ "$f" = 0 ] && f=1
+# Every file prints its plan when it ends (done_testing): a file that died
+# or never ran printed none.
+tap_files=$(ls "$CRID_ROOT"/test/tap/t/*.pl | wc -l)
+note="$plans of $tap_files files ran to the end"
+[ "$plans" -lt "$tap_files" ] && f=$((f + tap_files - plans))
 if [ "$f" != 0 ]; then
     for l in "$WORK"/tmp_check/log/regress_log_*; do
         [ -f "$l" ] && { echo "--- $l"; tail -n 60 "$l"; }
     done
 fi
-record tap "$p" "$f"
+grep -E '^(ok [0-9]+.*# *skip|1\.\.0 *# *SKIP)' "$WORK/tap.log" || true
+record tap "$p" "$f" "$s" "" "$note"
 
 # --- pg_regress outside PGXS -------------------------------------------------------
 # A server without crid preloaded, and the exception boundary through the
@@ -144,5 +170,5 @@ run_regress_suite regress-not-preloaded "$PG_REGRESS" not-preloaded.conf "$WORK"
 
 echo
 printf '%s\n' "${summary[@]}"
-echo "$total_passed passed, $total_failed failed"
+echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
 [ "$total_failed" = 0 ]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The core unit tests again, built with clang under AddressSanitizer and
-# UndefinedBehaviorSanitizer (every test), and under ThreadSanitizer (the
-# tests that share the lock-free block ring and the snowflake and UUIDv7
+# UndefinedBehaviorSanitizer (every test), and under ThreadSanitizer (every
+# test that shares the lock-free block ring or the snowflake and UUIDv7
 # words between threads). Any report fails the run. Prints
 # "ok - ..." / "not ok - ..." lines.
 source "$(dirname "$0")/common.sh"
@@ -34,17 +34,28 @@ status=0
 grep -E '^core: ' "$out/asan.log" || true
 report "core unit tests under AddressSanitizer and UndefinedBehaviorSanitizer" "$status" "$out/asan.log"
 
-# ThreadSanitizer: the tests whose threads share one word or one ring (a
-# filter that matched nothing would pass vacuously, so their count is checked).
-threaded=(crid_blocks_threads threads_on_one_word threads_sharing_one_word threads_never_return)
+# ThreadSanitizer: every test of the files built here whose name says it
+# runs threads ("threads" in it), each named exactly. The binary runs the
+# tests whose names contain an argument, so each one is checked to have
+# passed under its own name, and no other to have run.
+tsan_tests=(crid_blocks_test snowflake_generator_test uuidv7_test uuidv7_clock_test)
+mapfile -t threaded < <(for t in "${tsan_tests[@]}"; do
+    sed -n 's/^TEST(\([a-z0-9_]*threads[a-z0-9_]*\)).*/\1/p' "$CRID_ROOT/test/core/$t.cpp"
+done)
+tsan_sources=("$CRID_ROOT"/test/core/main.cpp)
+for t in "${tsan_tests[@]}"; do tsan_sources+=("$CRID_ROOT/test/core/$t.cpp"); done
 status=0
 {
-    compile_objects "$out/tsan" "${common[@]}" -fsanitize=thread -- "$CRID_ROOT"/src/core/*.cpp \
-        "$CRID_ROOT"/test/core/{main,crid_blocks_test,snowflake_generator_test,uuidv7_test,uuidv7_clock_test}.cpp &&
+    compile_objects "$out/tsan" "${common[@]}" -fsanitize=thread -- "$CRID_ROOT"/src/core/*.cpp "${tsan_sources[@]}" &&
         "$CLANGXX" -fsanitize=thread -pthread "$out"/tsan/*.o -o "$out/core-tests-tsan" &&
         "$out/core-tests-tsan" "${threaded[@]}"
 } >"$out/tsan.log" 2>&1 || status=$?
-[ "$(grep -c '^ok ' "$out/tsan.log")" -ge "${#threaded[@]}" ] || status=1
+[ ${#threaded[@]} -gt 0 ] || { echo "no threaded test found" >>"$out/tsan.log"; status=1; }
+for name in "${threaded[@]}"; do
+    grep -qx "ok      $name" "$out/tsan.log" || { echo "did not pass under ThreadSanitizer: $name" >>"$out/tsan.log"; status=1; }
+done
+ran=$(grep -cE '^(ok|FAILED) ' "$out/tsan.log" || true)
+[ "$ran" = "${#threaded[@]}" ] || { echo "$ran tests ran for ${#threaded[@]} named" >>"$out/tsan.log"; status=1; }
 grep -E '^core: ' "$out/tsan.log" | head -1 || true
-report "lock-free block ring and shared words under ThreadSanitizer" "$status" "$out/tsan.log"
+report "lock-free block ring and shared words under ThreadSanitizer (${#threaded[@]} threaded tests)" "$status" "$out/tsan.log"
 exit "$failed"

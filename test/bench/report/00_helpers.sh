@@ -1,5 +1,5 @@
 # Helpers of the report sections (sourced by report.sh): servers per
-# section, markdown tables, charts, and the README's copy of the headline.
+# section, markdown tables and charts.
 
 # Stops the section's server, if any, and starts a fresh one with crid
 # preloaded; extra settings on stdin (a later line overrides an earlier one,
@@ -49,36 +49,4 @@ $([ "$opt" = logx ] && echo "set logscale x 2")
 set yrange [0:*]
 plot for [c=2:$columns] "$data" using 1:c with linespoints linewidth 2 pointsize 0.7 title columnheader(c)
 GNUPLOT
-}
-
-# Keeps a table for the README: sections call it with a name and the table
-# (often at the end of a pipeline, a subshell: hence a file per headline, in
-# the order of HEADLINE_ORDER, rather than a list in a variable).
-HEADLINE_ORDER=(per_id sessions cliff density latency)
-headline() {
-    cat >"$REPORT_DIR/.headline-$1.md"
-}
-
-# Rewrites the README between <!-- bench:begin --> and <!-- bench:end --> with
-# the headline tables of this run and a pointer to the full report.
-update_readme_from_report() {
-    local readme="$CRID_ROOT/README.md" block
-    grep -q '<!-- bench:begin -->' "$readme" || return 0
-    block=$(mktemp)
-    {
-        echo "<!-- bench:begin -->"
-        echo "From \`bench/report.md\` of $(date -u '+%Y-%m-%d') ($(nproc) cores, $(bench_psql -Atq -c 'SHOW server_version' 2>/dev/null || echo 'PostgreSQL 15')); \`make bench\` regenerates both."
-        local name
-        for name in "${HEADLINE_ORDER[@]}"; do
-            [ -f "$REPORT_DIR/.headline-$name.md" ] || continue
-            echo
-            cat "$REPORT_DIR/.headline-$name.md"
-        done
-        echo "<!-- bench:end -->"
-    } >"$block"
-    awk -v block="$block" '
-        /<!-- bench:begin -->/ { while ((getline line < block) > 0) print line; skip = 1; next }
-        /<!-- bench:end -->/ { skip = 0; next }
-        !skip { print }' "$readme" >"$readme.tmp" && mv "$readme.tmp" "$readme"
-    rm -f "$block" "$REPORT_DIR"/.headline-*.md
 }

@@ -32,5 +32,4 @@ section_per_id() {
     echo "\`nextval('bench_seq')\` is a plain sequence, \`uuid_generate_v1/v4\` come from uuid-ossp."
     echo
     echo "$table"
-    printf '%s\n\n%s\n' "Per-id cost (ns; ratios to \`nextval()\` and \`gen_random_uuid()\` measured in the same run):" "$table" | headline per_id
 }

@@ -18,10 +18,13 @@ section_density() {
     chmod 644 "$script"
     for i in "${!labels[@]}"; do
         bench_psql -q -c "DROP TABLE IF EXISTS dens; CREATE TABLE dens (id ${types[$i]} PRIMARY KEY DEFAULT ${exprs[$i]}, payload int)"
-        as_pg "$(pg_bindir)/pgbench" -n -h "$BENCH_DIR" -p "$BENCH_PORT" -c 4 -j 4 -t "$tx" -f "$script" postgres >/dev/null 2>&1
+        bench_pgbench -n -c 4 -j 4 -t "$tx" -f "$script" >/dev/null
         rows+=("$(bench_psql -Atq -F'|' -c "SELECT (SELECT count(*) FROM dens), round(s.avg_leaf_density::numeric, 1),
                     s.leaf_pages, pg_relation_size('dens_pkey')
                   FROM pgstatindex('dens_pkey') s")")
+        # Every transaction of every session inserted its rows, or the figures are of another table.
+        [ "${rows[$i]%%|*}" = $((4 * tx * per_tx)) ] ||
+            { echo "bench: ${labels[$i]}: ${rows[$i]%%|*} rows, not $((4 * tx * per_tx))" >&2; return 1; }
     done
     bench_psql -q -c "DROP TABLE IF EXISTS dens"
     local table
@@ -37,5 +40,4 @@ section_density() {
     echo "through the column DEFAULT; then \`pgstatindex()\` (pgstattuple) of the primary key."
     echo
     echo "$table"
-    printf '%s\n\n%s\n' "Primary-key leaf density after four sessions insert at once (pgstattuple):" "$table" | headline density
 }

@@ -21,8 +21,9 @@ section_latency() {
         rm -f "$logdir"/lat_*
         local before
         before=$(mark_writes)
-        (cd "$logdir" && as_pg "$(pg_bindir)/pgbench" -n -M prepared -h "$BENCH_DIR" -p "$BENCH_PORT" -c 4 -j 2 \
-            -T "$secs" -f "$script" --log --log-prefix=lat_$i postgres >/dev/null 2>&1)
+        (cd "$logdir" && bench_pgbench -n -M prepared -c 4 -j 2 -T "$secs" -f "$script" --log --log-prefix=lat_$i >/dev/null)
+        [ -n "$(find "$logdir" -name "lat_$i*" -size +0)" ] ||
+            { echo "bench: ${labels[$i]}: pgbench logged no transaction" >&2; return 1; }
         writes+=("$(awk -v b="$before" -v a="$(mark_writes)" 'BEGIN { split(b, x, "|"); split(a, y, "|"); print y[1] - x[1] "|" y[2] - x[2] }')")
         # Column 3 of pgbench's transaction log: the transaction's latency in us.
         stats+=("$(cat "$logdir"/lat_"$i"* | awk '{ print $3 }' | sort -n | awk '
@@ -54,7 +55,6 @@ section_latency() {
     echo "the run: by a minting backend, which waits for it, and by the background keeper, which no id waits for."
     echo
     echo "$table"
-    printf '%s\n\n%s\n' "Single-row INSERT latency in us, fsync on, synchronous_commit off (ratio to bigserial):" "$table" | headline latency
 }
 
 # The high-water mark's writes so far: "by backends|by the keeper".

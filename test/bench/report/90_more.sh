@@ -1,7 +1,7 @@
 # The other benchmark scripts of test/bench (each family's detailed tables,
 # and those of features such as time windows, genes and text codecs), run
-# as they are and quoted whole; a script whose feature this build lacks
-# says so and is skipped.
+# as they are and quoted whole. A script that fails fails the section, and
+# so make bench, showing its output: a crash must not become a report.
 section_more() {
     # Their own servers: stop this report's one so they do not share the machine with it.
     if [ -n "${BENCH_DIR:-}" ]; then
@@ -20,11 +20,18 @@ section_more() {
         awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$script"
         echo
         echo '```'
+        local out status=0
         if [ "$QUICK" = 1 ]; then
-            N=20000 ROUNDS=3 REPEAT=1 SESSION_N=20000 BENCH_QUICK=1 bash "$script" 2>&1 | grep -v '==>' || true
+            out=$(N=20000 ROUNDS=3 REPEAT=1 SESSION_N=20000 BENCH_QUICK=1 bash "$script" 2>&1) || status=$?
         else
-            bash "$script" 2>&1 | grep -v '==>' || true
+            out=$(bash "$script" 2>&1) || status=$?
         fi
+        if [ "$status" != 0 ]; then
+            printf '%s\n' "$out" >&2
+            echo "make bench: $script failed (exit status $status); its output is above" >&2
+            return 1
+        fi
+        printf '%s\n' "$out" | sed '/==>/d'
         echo '```'
     done
 }

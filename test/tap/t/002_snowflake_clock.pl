@@ -9,6 +9,7 @@ use lib "$FindBin::RealBin/../lib";
 use CridTest;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 
 # The server (and every backend) reads its clock through libfaketime, which
 # applies the offset in a file on every read.
@@ -40,13 +41,56 @@ sub counter
 
 mint('start', 20000);
 
-# A few ms back: within crid.clock_wait_ms, the generator waits it out.
-set_clock_offset('-0.003');
-mint('back_3ms', 2000);
-is(all_increasing('start', 'back_3ms'), 't', 'clock 3 ms back: every id greater than before');
+# A few ms back: within crid.clock_wait_ms, the generator waits it out. The
+# clock steps back while a session mints without pause, so the step lands
+# behind its last id (between two sessions the clock would have moved past
+# the last id by itself). A step is 3 ms, and another follows only if the
+# session minted since the last one without waiting (it was descheduled just
+# then): no step can put the clock more than 3 ms behind an id.
+$node->safe_psql('postgres', 'CREATE TABLE stop_minting (stop boolean); CREATE TABLE minted (backwards bigint)');
+my ($waits_before, $borrows_before) = (counter('clock_waits'), counter('clock_borrows'));
+my $minter = psql_start(
+	$node->connstr('postgres'), q{
+DO $$
+DECLARE
+    previous bigint := 0;
+    id bigint;
+    first_id bigint;
+    backwards bigint := 0;
+BEGIN
+    LOOP
+        FOR i IN 1 .. 1000 LOOP
+            id := snowflake_next(1);
+            backwards := backwards + (id <= previous)::int;
+            first_id := coalesce(first_id, id);
+            previous := id;
+        END LOOP;
+        EXIT WHEN EXISTS (SELECT FROM stop_minting);
+    END LOOP;
+    INSERT INTO ids VALUES ('back_3ms', first_id), ('back_3ms', previous);
+    INSERT INTO minted VALUES (backwards);
+END $$});
+my $offset_ms = 0;
+for my $step (1 .. 20)
+{
+	my $ids = counter('ids');
+	$node->poll_query_until('postgres',
+		"SELECT sum(value) > $ids FROM crid_stats() WHERE family = 'snowflake' AND node = 1 AND metric = 'ids'")
+	  or die 'the session does not mint';
+	last if counter('clock_waits') > $waits_before;
+	$offset_ms += 3;
+	set_clock_offset(sprintf('-%.3f', $offset_ms / 1000));
+	usleep(10_000);
+}
+$node->safe_psql('postgres', 'INSERT INTO stop_minting VALUES (true)');
+psql_finish($minter, 'the minting session');
+cmp_ok(counter('clock_waits'), '>', $waits_before, "clock stepped back by 3 ms ($offset_ms ms in all): the generator waited");
+is(counter('clock_borrows'), $borrows_before, '... and borrowed no id ahead of the clock');
+is($node->safe_psql('postgres', 'SELECT backwards FROM minted'), '0', '... and each id was greater than the one before');
+is(all_increasing('start', 'back_3ms'), 't', '... and than every id before the steps');
 
 # Hundreds of ms back: within crid.clock_borrow_ms, ids continue ahead of the clock.
-set_clock_offset('-0.400');
+set_clock_offset(sprintf('-%.3f', ($offset_ms + 400) / 1000));
 mint('back_400ms', 20000);
 is(all_increasing('back_3ms', 'back_400ms'), 't', 'clock 400 ms back: every id greater than before');
 cmp_ok(counter('clock_borrows'), '>', 0, 'and those ids were borrowed from a logical clock');
@@ -95,9 +139,13 @@ set_clock_offset('+0');
 mint('before_crash', 5000);
 my $victim = $node->background_psql('postgres');
 my $pid = $victim->query_safe('SELECT pg_backend_pid()');
+my $log_offset = -s $node->logfile;
 kill 'KILL', $pid;
 eval { $victim->quit };    # its backend is gone
-$node->poll_query_until('postgres', 'SELECT true') or die 'server did not come back after the crash';
+# A poll could be answered before the postmaster noticed the crash: wait for
+# the log to show the restart, and its end.
+$node->wait_for_log(qr/all server processes terminated; reinitializing.*database system is ready to accept connections/s,
+	$log_offset);
 set_clock_offset('-0.5');
 mint('after_crash', 5000);
 is(all_increasing('before_crash', 'after_crash'), 't', 'kill -9 of a backend, clock 500 ms back: every id greater');

@@ -37,10 +37,9 @@ my $run = IPC::Run::start(
 	  "CALL crid_backfill('cancelled', 'new_id', '$expression', 50, '1 s')" ],
 	'>', \$bg_out, '2>', \$bg_err);
 my $progress = "SELECT rows_done FROM crid_backfill_progress WHERE relation = 'cancelled'::regclass AND state = 'running'";
-$node->poll_query_until('postgres', "SELECT ($progress) >= 50") or die 'the backfill did not start';
+ok($node->poll_query_until('postgres', "SELECT ($progress) >= 50"), 'another session sees the backfill running');
 my $seen = $node->safe_psql('postgres', $progress);
-$node->poll_query_until('postgres', "SELECT ($progress) > $seen") or die 'the backfill made no progress';
-ok(1, 'another session sees the backfill running and its rows done growing');
+ok($node->poll_query_until('postgres', "SELECT ($progress) > $seen"), "and its rows done growing past $seen");
 is($node->safe_psql('postgres', "SELECT rows_done + rows_left = 2000 AND rows_per_second > 0 AND time_left IS NOT NULL
 	FROM crid_backfill_progress WHERE relation = 'cancelled'::regclass"), 't',
 	'with rows left, a rate and the time left');

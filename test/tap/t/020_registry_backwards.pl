@@ -71,14 +71,31 @@ is(log_count(qr/WARNING:  crid: the registry went backwards/), regressions(), 'o
 like(slurp_file($node->logfile), qr/WARNING:  crid: the registry went backwards, or may have: its table changed/,
 	'the truncated table was noticed by its new identity');
 
-# DROP and CREATE EXTENSION while a session streams ids.
-my $stream = psql_start($node->connstr('postgres'), 'COPY (SELECT crid_next() FROM generate_series(1, 400000)) TO STDOUT');
-$node->poll_query_until('postgres', "SELECT value > 20000 FROM crid_stats() WHERE metric = 'ids_served'")
-  or die 'the stream did not start';
+# DROP and CREATE EXTENSION while a session streams ids: the stream stops at
+# its 200,000th row on an advisory lock the test holds, so the DROP lands
+# after the first 199,999 ids and before the rest.
+$node->safe_psql('postgres', q{
+CREATE FUNCTION stream_gate() RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_advisory_lock_shared(25);
+    RETURN true;
+END $$});
+my $gate = $node->background_psql('postgres');
+$gate->query_safe('SELECT pg_advisory_lock(25)');
+# To a file: a pipe nobody reads while the test waits would stall the stream.
+my $streamed_file = $node->basedir . '/streamed';
+my $stream = psql_start($node->connstr('postgres'), [ '-o', $streamed_file ],
+	'COPY (SELECT crid_next() FROM generate_series(1, 400000) g WHERE g <> 200000 OR stream_gate()) TO STDOUT');
+ok( $node->poll_query_until(
+		'postgres', "SELECT count(*) = 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 25 AND NOT granted"),
+	'the stream waits at its gate, half-way');
 my $before = regressions();
 $node->safe_psql('postgres', 'BEGIN; DROP EXTENSION crid; CREATE EXTENSION crid; COMMIT;');
 advance(4);
-my $out = psql_finish($stream, 'the stream');
+$gate->query_safe('SELECT pg_advisory_unlock(25)');
+$gate->quit;
+psql_finish($stream, 'the stream');
+my $out = slurp_file($streamed_file);
 mint(5000);
 $node->safe_psql('postgres', 'CREATE TEMP TABLE streamed (id bigint)');
 my @streamed = split /\n/, $out;

@@ -145,8 +145,13 @@ $node->poll_query_until('postgres',
 ($ret, $out, $err) = $node->psql('postgres', 'SELECT crid_next()');
 like($err, qr/the registry database does not exist/, 'crid_next names the cause');
 like($err, qr/HINT:  Create database "later"/, 'and the way out');
-# Three more timeouts: several of the worker's checks pass meanwhile.
-$node->psql('postgres', 'SELECT crid_next()') for 1 .. 3;
+# The worker that waits has checked for the database again (after 1 s,
+# then 2 s more) once it has lived 4 s: until then no other worker may start
+# and fail to connect.
+ok( $node->poll_query_until(
+		'postgres', "SELECT clock_timestamp() - backend_start > interval '4 s' FROM pg_stat_activity
+		             WHERE backend_type = 'crid block reserver' AND datid IS NULL"),
+	'the worker waiting for the database has lived through several of its checks');
 my $log = log_since($offset);
 is(count_of($log, qr/FATAL:  database "later" does not exist/), 1, 'the missing database is a FATAL once, not every second');
 is(count_of($log, qr/LOG:  crid: database "later" \(crid\.registry_database\) does not exist/), 1,

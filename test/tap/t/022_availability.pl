@@ -85,7 +85,7 @@ like($err, qr/ids greater than every old one start only at .* ahead of the clock
 like($err, qr/force => true/, 'naming the way to accept it anyway');
 like($node->safe_psql('postgres', 'SELECT crid_accept_layout(force => true)'), qr/^\d{4}-/, 'forced: accepted');
 is(stat_of('snowflake', 'layout_changed'), '0', 'crid_stats() shows it resolved');
-ok($node->safe_psql('postgres', 'SELECT snowflake_next() > 0'), 'snowflake ids are minted again');
+is($node->safe_psql('postgres', 'SELECT snowflake_next() > 0'), 't', 'snowflake ids are minted again');
 
 # A wider field after ids of the narrower one: accepted without force, and
 # every new id is greater than every id minted before.
@@ -161,8 +161,8 @@ is(count_in_log($offset, qr/WARNING:  crid: "crid_registry_mark" is damaged: cri
 fails_with('SELECT crid_next()', qr/crid ids cannot be minted: "crid_registry_mark" is damaged.*crid_reset_high_water/s,
 	'crid_next on a damaged registry mark');
 is(stat_of('crid', 'registry_mark_damaged'), '1', 'crid_stats() shows it');
-ok($node->safe_psql('postgres', 'SELECT snowflake_next() > 0 AND uuid_generate_v7() IS NOT NULL'),
-	'snowflake and UUIDv7 are minted meanwhile');
+is($node->safe_psql('postgres', 'SELECT snowflake_next() > 0 AND uuid_generate_v7() IS NOT NULL'),
+	't', 'snowflake and UUIDv7 are minted meanwhile');
 $node->poll_query_until('postgres', "SELECT clock_timestamp() > to_timestamp($newest_s + 1)");
 $node->safe_psql('postgres', "SELECT crid_reset_high_water(clock_timestamp())");
 $node->poll_query_until('postgres', 'SELECT crid_next() > 0') or die 'crid minting did not resume';
@@ -170,5 +170,33 @@ $node->safe_psql('postgres', "INSERT INTO cr SELECT 'registry_repaired', crid_ne
 is(above('cr', 'registry_repaired'), 't', 'crid ids after the repair are greater than before');
 is(stat_of('crid', 'registry_mark_damaged'), '0', 'and crid_stats() shows it repaired');
 is(stat_of('crid', 'registry_regressions'), '0', 'a repaired mark is no sign of a registry that went backwards');
+
+# --- crid_reset_high_water on intact marks --------------------------------------
+# A time before the clock minus crid.clock_borrow_ms is refused unless
+# forced; force => true sets the high-water mark to the time given, even an
+# hour back; unforced, a time before an intact mark leaves it where it is (a
+# mark only moves forward, and the keeper and the worker may move the marks
+# on meanwhile).
+sub high_water_ms { my ($ms) = slurp_file($mark_file) =~ /^unix_ms (\d+)$/m; return $ms // 'none' }
+sub registry_mark_s { my ($s) = slurp_file($registry_file) =~ /^unix_s (\d+)$/m; return $s // 'none' }
+my $hour_ago = $node->safe_psql('postgres', "SELECT date_trunc('second', now() - interval '1 hour')");
+my $hour_ago_ms = $node->safe_psql('postgres', "SELECT (extract(epoch FROM timestamptz '$hour_ago') * 1000)::bigint");
+($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT crid_reset_high_water('$hour_ago')");
+like($err, qr/ERROR:  22023: crid_reset_high_water: .* is earlier than the clock minus crid\.clock_borrow_ms \(10000 ms\)/,
+	'an intact mark: a time an hour back is refused (22023)');
+cmp_ok(high_water_ms(), '>', $hour_ago_ms, '... and the mark stays after it');
+$offset = -s $node->logfile;
+$node->safe_psql('postgres', "SELECT crid_reset_high_water('$hour_ago', force => true)");
+is(high_water_ms(), $hour_ago_ms, 'force => true: the high-water mark is the time given, an hour back');
+ok(eval { $node->wait_for_log(qr/LOG:  crid: high-water mark reset to /, $offset); 1 }, '... as the log says');
+# An id now moves the mark past it; a time 2 s before that mark is within
+# the borrow window, so it is not refused, and not followed either.
+$node->safe_psql('postgres', 'SELECT snowflake_next()');
+my ($mark_ms, $mark_s) = (high_water_ms(), registry_mark_s());
+$node->safe_psql('postgres', "SELECT crid_reset_high_water(to_timestamp(($mark_ms - 2000) / 1000.0))");
+cmp_ok(high_water_ms(), '>=', $mark_ms, 'unforced, a time 2 s before the intact high-water mark does not move it back');
+cmp_ok(registry_mark_s(), '>=', $mark_s, '... nor the registry mark');
+is($node->safe_psql('postgres', 'SELECT snowflake_next() > 0 AND uuid_generate_v7() IS NOT NULL AND crid_next() > 0'),
+	't', 'every family mints after the resets');
 
 done_testing();

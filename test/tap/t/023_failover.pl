@@ -12,7 +12,6 @@ use CridTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
 
 # Each server reads its own clock file through libfaketime: the primary's is
 # real, the standby's 5 s behind (within the 10 s borrow window).
@@ -37,20 +36,47 @@ is($standby->safe_psql('postgres', "SELECT extract(epoch FROM now())::bigint < "
 	  . $primary->safe_psql('postgres', "SELECT extract(epoch FROM now())::bigint") . " - 3"),
 	't', "the standby's clock is seconds behind the primary's");
 
-# Minting on the primary for a while: the mark moves ahead several times,
-# written by the keeper and logged.
-for my $round (1 .. 6)
+# The high-water mark of a server's file, in Unix ms.
+sub mark_ms
+{
+	my ($node) = @_;
+	my ($ms) = slurp_file($node->data_dir . '/crid_high_water') =~ /^unix_ms (\d+)$/m;
+	return $ms // 'none';
+}
+sub mark_writes
+{
+	return $primary->safe_psql('postgres',
+		"SELECT sum(value) FROM crid_stats() WHERE metric IN ('high_water_writes', 'high_water_keeper_writes')");
+}
+# The time of the newest id in `ids`, in Unix ms: the later of the newest
+# snowflake id's and the newest UUIDv7's.
+sub newest_ms
+{
+	my ($node) = @_;
+	return $node->safe_psql('postgres', q{
+		SELECT floor(extract(epoch FROM greatest(snowflake_to_timestamptz(max(sf)),
+		                                         uuid_v7_to_timestamptz((SELECT u FROM ids ORDER BY u DESC LIMIT 1))))
+		             * 1000)::bigint
+		FROM ids});
+}
+
+# Minting on the primary until the mark has moved ahead twice (it moves a
+# lead ahead of the clock as ids reach it), written by a backend or the
+# keeper and sent to the standby through WAL.
+my $writes_before = mark_writes();
+my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
+do
 {
 	$primary->safe_psql('postgres',
 		"INSERT INTO ids SELECT 'old', snowflake_next(1), uuid_generate_v7() FROM generate_series(1, 20000)");
-	usleep(300_000);
-}
-my ($writes) = $primary->safe_psql('postgres',
-	"SELECT sum(value) FROM crid_stats() WHERE metric IN ('high_water_writes', 'high_water_keeper_writes')");
-cmp_ok($writes, '>=', 2, 'the primary moved its high-water mark while minting');
+} while (mark_writes() < $writes_before + 2 && time < $deadline);
+cmp_ok(mark_writes(), '>=', $writes_before + 2, 'the primary moved its high-water mark while minting');
 $primary->wait_for_catchup($standby, 'replay');
 
-like(slurp_file($standby->data_dir . '/crid_high_water'), qr/\d/, 'the standby wrote the replayed mark to its file');
+# The primary's mark may move on (its keeper writes ahead of the ids), never back.
+my $replayed_mark = mark_ms($standby);
+cmp_ok($replayed_mark, '>=', newest_ms($primary), "the standby's mark file covers the primary's newest id");
+cmp_ok($replayed_mark, '<=', mark_ms($primary), "... a mark the primary wrote, replayed");
 my ($ret, $out, $err) = $standby->psql('postgres', 'SELECT snowflake_next(1)');
 like($err, qr/during recovery/, 'the standby does not mint while it replays');
 
@@ -88,13 +114,22 @@ is($standby->safe_psql('postgres',
 	't', 'and after a restart of the promoted server');
 
 # Replay is also crash recovery: an immediate stop of a primary replays its
-# own marks, never lowering the file.
+# own marks, never lowering the file, and ids continue above.
+my $mark_before_crash = mark_ms($standby);
+cmp_ok($mark_before_crash, '>=', newest_ms($standby), "the promoted server's mark covers its newest id");
 $standby->stop('immediate');
 {
 	local $ENV{FAKETIME_TIMESTAMP_FILE} = $standby_clock;
 	$standby->start;
 }
-is($standby->safe_psql('postgres', 'SELECT true'), 't', 'crash recovery replays crid records');
+cmp_ok(mark_ms($standby), '>=', $mark_before_crash, 'crash recovery replays crid records without lowering the mark');
+$standby->safe_psql('postgres',
+	"INSERT INTO ids SELECT 'after_crash', snowflake_next(1), uuid_generate_v7() FROM generate_series(1, 1000)");
+is($standby->safe_psql('postgres',
+		"SELECT (SELECT min(sf) FROM ids WHERE phase = 'after_crash') > (SELECT max(sf) FROM ids WHERE phase <> 'after_crash')
+		    AND (SELECT u FROM ids WHERE phase = 'after_crash' ORDER BY u LIMIT 1)
+		      > (SELECT u FROM ids WHERE phase <> 'after_crash' ORDER BY u DESC LIMIT 1)"),
+	't', 'and after the crash every id is greater than every id before it');
 
 $standby->stop;
 done_testing();

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Checks of make test's own counting, one "ok"/"not ok" line each: the
+# results of every log format run-all.sh reads are counted (pg_regress of
+# PostgreSQL 15 and the TAP lines of 16 and later, prove -v with skips), a
+# suite that reports fewer tests than it has fails, and a TAP test whose
+# prerequisite is missing fails under make test instead of skipping.
+source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/results.sh"
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/crid-harness.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+
+# pg_regress of PostgreSQL 15: "test" lines, a parallel group, a failure.
+cat >"$scratch/regress15.log" <<'LOG'
+============== running regression test queries        ==============
+test setup                        ... ok           22 ms
+parallel group (2 tests):  crid snowflake
+     crid                         ... ok         2068 ms
+     snowflake                    ... FAILED      428 ms
+test uuidv7                       ... failed (ignored)      599 ms
+test genes                        ... ok          363 ms
+
+======================
+ 2 of 5 tests failed, 1 of these failures ignored.
+======================
+LOG
+check "pg_regress 15: 3 ok and 2 failed lines counted" test "$(regress_counts "$scratch/regress15.log")" = "3 2"
+
+# pg_regress and pg_isolation_regress of PostgreSQL 16 and later (TAP).
+cat >"$scratch/regress16.log" <<'LOG'
+# using temp instance on port 61696 with PID 2236
+ok 1         - setup                                      22 ms
+# parallel group (2 tests):  crid snowflake
+ok 2         + crid                                     2068 ms
+not ok 3     + snowflake                                 428 ms
+ok 4         - uuidv7                                    599 ms
+not ok 5     - genes                                     363 ms
+# (test process exited with exit code 2)
+1..5
+# 2 of 5 tests failed.
+LOG
+check "pg_regress 16+: 3 ok and 2 not ok lines counted" test "$(regress_counts "$scratch/regress16.log")" = "3 2"
+check "pg_regress 16+: its plan and comments are no results" \
+    test "$(printf '1..8\n# All 8 tests passed.\nok\n' | regress_counts /dev/stdin)" = "0 0"
+
+# prove -v: two files that ended, one with a skipped assertion, one skipped
+# whole, and one that died before its plan.
+cat >"$scratch/prove.log" <<'LOG'
+test/tap/t/001_a.pl .. 
+ok 1 - first
+ok 2 # skip no plproxy
+not ok 3 - third
+1..3
+test/tap/t/002_b.pl .. 
+1..0 # SKIP libfaketime is not installed
+skipped: libfaketime is not installed
+test/tap/t/003_c.pl .. 
+ok 1 - before the crash
+ok 2 - after
+1..2
+test/tap/t/004_d.pl .. 
+ok 1 - the only one
+Dubious, test returned 255 (wstat 65280, 0xff00)
+LOG
+check "prove -v: 4 passed, 1 failed, 2 skipped, 3 plans" test "$(tap_counts "$scratch/prove.log")" = "4 1 2 3"
+
+# A suite that reported fewer results than it has tests fails by as many
+# (suite_line prints the failures, then the summary line).
+line_of() { suite_line "$@" | tr -s ' '; }
+check "a suite with 13 of 14 tests reported fails by one" \
+    test "$(line_of regress 13 0 0 14)" = "1 regress: 13 passed, 1 failed, 0 skipped (13 of 14 tests reported)"
+check "a suite that ran nothing fails" test "$(line_of tap 0 0 0 '')" = "1 tap: 0 passed, 1 failed, 0 skipped (nothing ran)"
+check "a suite with every test reported passes" \
+    test "$(line_of isolation 6 0 0 6)" = "0 isolation: 6 passed, 0 failed, 0 skipped"
+
+# A TAP test that needs libfaketime, where there is none: skipped when run
+# by hand, a failed assertion under make test.
+cat >"$scratch/needs_faketime.pl" <<'PERL'
+use strict;
+use warnings;
+use CridTest;
+use Test::More;
+fake_clock('+0');
+pass('ran with a fake clock');
+done_testing();
+PERL
+faketime_test() { # faketime_test CRID_REQUIRE_PREREQUISITES
+    mkdir -p "$scratch/tap$1"
+    TESTDIR="$scratch/tap$1" CRID_REQUIRE_PREREQUISITES=$1 CRID_LIBFAKETIME=/nonexistent/libfaketime.so.1 \
+        perl -I "$(dirname "$("$PG_CONFIG" --pgxs)")/../../src/test/perl" -I "$CRID_ROOT/test/tap/lib" \
+        "$scratch/needs_faketime.pl" 2>/dev/null || true
+}
+check "without libfaketime, by hand: the TAP test skips" \
+    test "$(faketime_test '')" = "1..0 # SKIP libfaketime is not installed"
+check "without libfaketime, under make test: the TAP test fails" \
+    test "$(faketime_test 1 | head -1)" = "not ok 1 - libfaketime is installed (make test requires it for this test)"
+
+checks_done

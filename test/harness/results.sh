@@ -1,0 +1,57 @@
+# Counting what a suite's log says ran, for run-all.sh and the harness's own
+# checks (check-harness.sh feeds these logs of every format). Sourced.
+
+# "passed failed" of a pg_regress or pg_isolation_regress log, one result a
+# test. PostgreSQL 15 prints "test setup ... ok 22 ms" (a test of a
+# parallel group without "test"), "... FAILED" or "... failed (ignored)";
+# PostgreSQL 16 and later print TAP: "ok 1 - setup 22 ms", "not ok 2 + crid
+# 30 ms" ('-' a test run alone, '+' one of a parallel group).
+regress_counts() {
+    awk '
+        /\.\.\. ok( |$)/ { p++; next }
+        /\.\.\. (FAILED|failed)( |$)/ { f++; next }
+        /^ok +[0-9]+ +[-+] +[^ ]/ { p++; next }
+        /^not ok +[0-9]+ +[-+] +[^ ]/ { f++; next }
+        END { print p + 0, f + 0 }' "$1"
+}
+
+# "passed failed skipped plans" of prove -v output: assertions that passed
+# (not counting skipped ones), failed and were skipped, a whole file skipped
+# ("1..0 # SKIP why") counting as one skip, and the plans printed, one for
+# each file that ran to its end.
+tap_counts() {
+    awk '
+        /^ok [0-9]+[^#]*# *[Ss][Kk][Ii][Pp]/ { s++; next }
+        /^ok [0-9]+/ { p++; next }
+        /^not ok [0-9]+/ { f++; next }
+        /^1\.\.0 *# *[Ss][Kk][Ii][Pp]/ { s++; plans++; next }
+        /^1\.\.[0-9]+ *$/ { plans++; next }
+        END { print p + 0, f + 0, s + 0, plans + 0 }' "$1"
+}
+
+# "passed failed" of a script that prints one "ok - ..." or "not ok - ..."
+# line a check.
+check_counts() {
+    awk '/^ok - / { p++ } /^not ok - / { f++ } END { print p + 0, f + 0 }' "$1"
+}
+
+# The line of the summary for a suite, and the failures it adds: a suite
+# whose log shows fewer results than it has tests (one that vanished, a
+# runner that died) fails by as many; one that shows none fails. Prints
+# "failed line": the failures with the shortfall added, then the line.
+#   suite_line NAME PASSED FAILED SKIPPED EXPECTED(or "") [NOTE]
+suite_line() {
+    local suite=$1 passed=$2 failed=$3 skipped=$4 expected=$5 note=${6:+ ($6)} ran
+    ran=$((passed + failed + skipped))
+    if [ -n "$expected" ] && [ "$ran" -lt "$expected" ]; then
+        failed=$((failed + expected - ran))
+        note="$note ($ran of $expected tests reported)"
+    elif [ -n "$expected" ] && [ "$ran" -gt "$expected" ]; then
+        failed=$((failed + 1))
+        note="$note ($ran results for $expected tests)"
+    elif [ "$ran" = 0 ]; then
+        failed=1
+        note="$note (nothing ran)"
+    fi
+    printf '%d %-22s %4d passed, %d failed, %d skipped%s\n' "$failed" "$suite:" "$passed" "$failed" "$skipped" "$note"
+}
