@@ -357,7 +357,7 @@ INSERT INTO regress.bad_input VALUES
 ('crid_reserve(timestamptz, bigint)', ARRAY[$$date_trunc('second', now()) - interval '36 hours'$$, '4294967296'], '22003'), -- one is taken
 ('crid_reserve(timestamptz, bigint)', ARRAY[$$date_trunc('second', now()) - interval '36 hours' + interval '1 s'$$, '4294967296'], 'ok'), -- a whole second
 ('crid_reserve(timestamptz, bigint)', ARRAY[$$date_trunc('second', now()) - interval '36 hours' + interval '1 s'$$, '1'], '22003'), -- and it is full
-('crid_reserve(timestamptz, bigint)', ARRAY[$$'2094-01-19 03:14:07.999999+00'$$, '1'], 'ok'),
+('crid_reserve(timestamptz, bigint)', ARRAY[$$'2094-01-19 03:14:07.999999+00'$$, '1'], '55000'), -- the layout's last second: ahead of the registry's clock
 ('crid_reserve_ts(timestamptz, bigint)', ARRAY['NULL', '1'], '22004'),
 ('crid_reserve_ts(timestamptz, bigint)', ARRAY['now()', 'NULL'], '22004'),
 ('crid_reserve_ts(timestamptz, bigint)', ARRAY['now()', '0'], '22003'),
@@ -383,7 +383,7 @@ INSERT INTO regress.bad_input VALUES
 ('crid_registry_admit(regclass, bigint)', ARRAY['crid_registry_table()', '0'], 'ok'), -- long past: open
 ('crid_registry_admit(regclass, bigint)', ARRAY['crid_registry_table()', '9223372036854775807'], '55000'), -- ahead of the clock
 ('crid_registry_admit(regclass, bigint)', ARRAY[$$'pg_class'$$, '0'], '22023'),
-('crid_registry_guard()', '{}', '39P01'), -- a trigger function: trigger protocol violated
+('crid_registry_guard()', '{}', '0A000'), -- a PL/pgSQL trigger function: only called as a trigger
 ('crid_evicted_before(regclass)', ARRAY['NULL'], '22004'),
 ('crid_evicted_before(regclass)', ARRAY['crid_registry_table()'], 'ok'),
 ('crid_record_eviction(regclass, bigint)', ARRAY['NULL', '0'], '22004'),

@@ -87,8 +87,9 @@ CREATE FUNCTION public.quote_ident(name) RETURNS text
 CREATE FUNCTION public.trap_plus(bigint, bigint) RETURNS bigint
     LANGUAGE sql AS $$ INSERT INTO regress.trap_log VALUES ('+') RETURNING $1 OPERATOR(pg_catalog.+) $2 $$;
 CREATE OPERATOR public.+ (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = public.trap_plus);
--- Enough ids that the worker reserves several blocks meanwhile.
-SELECT count(DISTINCT crid_next()) AS distinct_ids FROM generate_series(1, 40000);
+-- Enough ids that the worker reserves several blocks meanwhile: more than
+-- its ring of reserved blocks (32 of crid.block_size) holds.
+SELECT count(DISTINCT crid_next()) AS distinct_ids FROM generate_series(1, 400000);
 SELECT count(*) AS traps_sprung FROM regress.trap_log;
 RESET ROLE;
 SELECT bool_and(CASE metric WHEN 'blocks_reserved' THEN s.value > b.value ELSE s.value = b.value END)

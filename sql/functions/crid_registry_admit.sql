@@ -6,7 +6,7 @@
 -- crid_allocate and crid_reserve before their upsert (also on a registry
 -- table crid does not own), and the block reserver's upsert (the same
 -- condition in its statement, which then inserts nothing).
-CREATE OR REPLACE FUNCTION crid_registry_admit(registry regclass, ts bigint) RETURNS void
+CREATE FUNCTION crid_registry_admit(registry regclass, ts bigint) RETURNS void
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$

@@ -20,7 +20,7 @@
 -- older can have been lost without crid seeing the table before. `changed`
 -- says this call found the table changed from the one its state was
 -- written for, and recorded it.
-CREATE OR REPLACE FUNCTION crid_registry_check(registry regclass,
+CREATE FUNCTION crid_registry_check(registry regclass,
     OUT refused_from_ts bigint, OUT floor_ts bigint, OUT live_max_ts bigint, OUT now_unix_ms bigint,
     OUT epoch timestamptz, OUT max_skew_ms integer, OUT changed_at timestamptz, OUT identity text,
     OUT reason text, OUT changed boolean)

@@ -5,7 +5,7 @@
 -- restore) are history, not reservations: load them with
 -- session_replication_role = replica, under which this trigger does not
 -- fire.
-CREATE OR REPLACE FUNCTION crid_registry_guard() RETURNS trigger
+CREATE FUNCTION crid_registry_guard() RETURNS trigger
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$

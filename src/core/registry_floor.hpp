@@ -31,9 +31,7 @@ struct RegistryView {
     int64_t skew_ms = 0;
 
     // True when a live reservation of second `ts` is allowed now.
-    bool allows(int64_t ts) const noexcept {
-        return ts <= live_max && !(refuses && ts >= refused_from && ts <= floor);
-    }
+    bool allows(int64_t ts) const noexcept { return ts <= live_max && !(refuses && ts >= refused_from && ts <= floor); }
 };
 
 // The second to reserve in next, or how long to wait for the registry's

@@ -54,13 +54,19 @@ void require_registry_here() {
     char *here = get_database_name(MyDatabaseId);
     if (registry && here && std::strcmp(registry, here) == 0)
         return;
+    // Two ways out, and the one that matters on a fleet's registry server
+    // (which preloads crid for itself) is the second: reserving for the
+    // fleet works only in the fleet's table, never in this server's own.
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("crid_reserve: database \"%s\" is not this server's crid registry", here ? here : "?"),
-                    errdetail("crid_next() takes its blocks from the registry in database \"%s\" "
-                              "(crid.registry_database); a block reserved here could repeat its ids.",
+                    errdetail("crid_next() on this server takes its blocks from the registry in database \"%s\" "
+                              "(crid.registry_database); a block reserved here could repeat ids of either.",
                               registry ? registry : ""),
-                    errhint("Call crid_reserve in database \"%s\"; crid_pack works in any database.",
-                            registry ? registry : "")));
+                    errhint("For this server's own ids, call crid_reserve in database \"%s\". If this database "
+                            "is the registry of a fleet (the database their crid.registry names), set "
+                            "crid.registry_database = '%s' here and restart: then this server and the fleet share "
+                            "one registry, and crid_reserve works here. crid_pack works in any database.",
+                            registry ? registry : "", here ? here : "")));
 }
 
 } // namespace

@@ -77,9 +77,8 @@ enum class Outcome { committed, unavailable, failed };
 struct Known {
     bool viewed = false;
     ids::RegistryView view;
-    int64_t offset_ms = 0;        // the registry's clock minus this server's
-    int64_t viewed_at_ns = 0;     // monotonic time of the view
-    char identity[256] = "";      // the registry table's identity seen last
+    int64_t offset_ms = 0;   // the registry's clock minus this server's
+    char identity[256] = ""; // the registry table's identity seen last
 } known;
 
 // The Unix second a registry second begins in.
@@ -351,15 +350,6 @@ int64_t wanted_ts(const ids::Layout &l) {
     return ids::ts_of_unix_ms(l, ms);
 }
 
-// The last view of the registry with its clock moved on by the time since.
-ids::RegistryView view_now() {
-    ids::RegistryView v = known.view;
-    int64_t elapsed_ms = (core::monotonic_ns() - known.viewed_at_ns) / core::ns_per_ms;
-    v.now_unix_ms += elapsed_ms;
-    v.live_max = core::floor_div(v.now_unix_ms - v.epoch_unix_ms + v.skew_ms, core::ms_per_s);
-    return v;
-}
-
 // Remembers the registry's answer; a table identity other than the one seen
 // before (or one this round recorded) means the registry went backwards, or
 // may have: said once per change, and counted.
@@ -367,7 +357,6 @@ void learn(const Round &r) {
     bool first = !known.viewed;
     known.viewed = true;
     known.view = r.view;
-    known.viewed_at_ns = core::monotonic_ns();
     known.offset_ms = ids::clock_offset_ms(r.view.now_unix_ms, r.sent_unix_ms, r.received_unix_ms);
     bool changed = r.registry_changed || (!first && std::strcmp(known.identity, r.identity) != 0);
     std::snprintf(known.identity, sizeof known.identity, "%s", r.identity);
@@ -476,13 +465,12 @@ bool refill(int64_t &hold_ms) {
                 },
                 error))
             return fail(error);
+        // The last view of the registry picks the second past what it
+        // refuses; only a fresh answer (below) makes the worker wait, since
+        // the registry's clock may have been stepped since.
         r.ts = std::max(wanted, guard.earliest_ts());
-        if (known.viewed) {
-            ids::FloorPlan plan = ids::plan_second(view_now(), wanted, guard.earliest_ts());
-            if (plan.wait_ms > 0)
-                return hold_back(plan, hold_ms);
-            r.ts = plan.ts;
-        }
+        if (known.viewed)
+            r.ts = ids::plan_second(known.view, wanted, guard.earliest_ts()).ts;
         r.size = size;
         if (!pg::attempt([&] { ids::check_allocation(l, r.ts, size); }, error))
             return fail(error);

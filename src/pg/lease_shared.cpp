@@ -116,7 +116,9 @@ int leased_node_or_error() {
     }
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("crid.node_id is 'lease' and this server holds no node lease"),
-                    waiting[0] ? errdetail("%s", waiting) : failure[0] ? errdetail("%s", failure) : 0,
+                    waiting[0]   ? errdetail("%s", waiting)
+                    : failure[0] ? errdetail("%s", failure)
+                                 : 0,
                     errhint(s ? "The worker leases a node from the registry's crid_node_leases at start; minting "
                                 "begins once it holds one (crid_registry_status() shows it)."
                               : "Node leases need crid in shared_preload_libraries.")));

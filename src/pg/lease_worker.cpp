@@ -366,8 +366,8 @@ bool plan(Round &r) {
         return false;
     r.t0 = core::monotonic_ns();
     r.wall_ms = core::wall_clock_ns() / core::ns_per_ms;
-    r.bound = core::lease::bound_ms(r.t, r.wall_ms, high_water::current_mark_ms(),
-                                    snowflake::current_policy().borrow_ms);
+    r.bound =
+        core::lease::bound_ms(r.t, r.wall_ms, high_water::current_mark_ms(), snowflake::current_policy().borrow_ms);
     return true;
 }
 
@@ -505,7 +505,8 @@ bool apply(Round &r) {
                                       "another server took the node this one tried to lease at the same moment "
                                       "(%lld of the %lld nodes of crid.snowflake_nodes are leased by other live "
                                       "servers); trying again",
-                                      static_cast<long long>(r.pick.live_others), static_cast<long long>(r.want.size()));
+                                      static_cast<long long>(r.pick.live_others),
+                                      static_cast<long long>(r.want.size()));
             return fail(failure);
         }
     }

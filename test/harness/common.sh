@@ -16,8 +16,9 @@ CRID_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libboos
                clang-14 libclang-rt-14-dev)
 # Shard genes' scale-out test (test/tap/t/006_gene_scale_out.pl) runs PL/Proxy.
 CRID_PACKAGES+=(postgresql-15-plproxy)
-# A fleet on one registry (issue 8): the worker links libpq.
-CRID_PACKAGES+=(libpq-dev)
+# A fleet on one registry: the worker links libpq; TAP 036 runs the registry
+# highly available under pg_auto_failover.
+CRID_PACKAGES+=(libpq-dev postgresql-15-auto-failover pg-auto-failover-cli)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

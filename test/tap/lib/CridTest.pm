@@ -137,13 +137,11 @@ sub fake_clock
 # the ids of each block inserted into `into` (its column id). An upsert the
 # registry refuses (its trigger crid_registry_guard: a second it may have
 # lost reservations of, or ahead of its clock) is an error the service
-# retries after a pause, as its caller would; the retries are counted in the
-# table `retries_into` when given.
+# retries after a pause (pg_sleep), as its caller would.
 sub go_client_sql
 {
 	my (%opt) = @_;
 	my ($table, $into, $rounds) = @opt{qw(table into rounds)};
-	my $count = $opt{retries_into} ? "INSERT INTO $opt{retries_into} VALUES (1);" : '';
 	return qq{
 DO \$\$
 DECLARE
@@ -165,7 +163,6 @@ BEGIN
                 IF tries > 600 THEN
                     RAISE;
                 END IF;
-                $count
                 PERFORM pg_sleep(0.05);
             END;
         END LOOP;

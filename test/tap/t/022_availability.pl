@@ -160,6 +160,8 @@ ok($node->start(fail_ok => 1), 'a damaged crid_registry_mark: the server starts'
 is(count_in_log($offset, qr/WARNING:  crid: "crid_registry_mark" is damaged: crid ids are refused/), 1, 'with one WARNING');
 fails_with('SELECT crid_next()', qr/crid ids cannot be minted: "crid_registry_mark" is damaged.*crid_reset_high_water/s,
 	'crid_next on a damaged registry mark');
+fails_with('SELECT crid_next(3, 4)', qr/crid ids cannot be minted: "crid_registry_mark" is damaged.*crid_reset_high_water/s,
+	'crid_next(gene, bits) too, at once, on the same path');
 is(stat_of('crid', 'registry_mark_damaged'), '1', 'crid_stats() shows it');
 is($node->safe_psql('postgres', 'SELECT snowflake_next() > 0 AND uuid_generate_v7() IS NOT NULL'),
 	't', 'snowflake and UUIDv7 are minted meanwhile');

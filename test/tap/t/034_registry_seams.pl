@@ -69,6 +69,7 @@ $ids->add($registry->safe_psql('postgres', 'SELECT id FROM go_ids'));
 is($ids->repeats, 0, 'a sound registry: three members, a quiet one and the Go client share it');
 is( $registry->safe_psql('postgres', 'SELECT count(DISTINCT id >> 32) FROM go_ids'),
 	'1', 'the frozen clock keeps every block in one second');
+$registry->safe_psql('postgres', 'TRUNCATE go_ids');    # tallied already
 my $used_second = $second->($quiet_first);
 is( $registry->safe_psql('postgres', "SELECT next_seq > 1000000 FROM crid_allocations WHERE ts = $used_second"),
 	't', 'the quiet member and the others took blocks of the same second');
@@ -99,10 +100,10 @@ for my $gate (@gates)
 }
 # The Go client is the first writer after it: refused, it retries, and it
 # goes on only above every second the old table's reservations may hold.
-$registry->safe_psql('postgres', 'CREATE TABLE go_retries (n int); GRANT INSERT ON go_retries TO crid_fleet');
 my $go_after = psql_start($registry->connstr('postgres'),
-	go_client_sql(table => 'crid_allocations', into => 'go_ids', rounds => 20, retries_into => 'go_retries'));
-$registry->poll_query_until('postgres', 'SELECT count(*) > 0 FROM go_retries')
+	go_client_sql(table => 'crid_allocations', into => 'go_ids', rounds => 20));
+# (It pauses only after a refused upsert.)
+$registry->poll_query_until('postgres', "SELECT count(*) > 0 FROM pg_stat_activity WHERE wait_event = 'PgSleep'")
   or die 'the Go client was not refused';
 advance(4);
 psql_finish($go_after, 'the Go client after the TRUNCATE');
@@ -181,6 +182,21 @@ is($ids->repeats, 0, 'after a failover to a standby that missed reservations: no
 like($standby->safe_psql('postgres', 'SELECT reason FROM crid_registry_state'),
 	qr/timeline 1, .* and is system \d+, timeline 2,/, 'the new timeline was noticed');
 is($a->safe_psql('postgres', 'SELECT state FROM crid_registry_status()'), 'serving', 'the members serve again');
+
+# --- crid_reserve on a registry server that preloads crid ----------------------
+# The fleet's registry here is database "postgres", which is also this
+# server's own crid.registry_database; a fleet whose registry is another
+# database is told how to reserve there.
+$standby->safe_psql('postgres', 'CREATE DATABASE fleet_two');
+$standby->safe_psql('fleet_two', 'CREATE EXTENSION crid');
+registry_open($standby, 'fleet_two');
+my ($ret, $out, $err) = $standby->psql('fleet_two', "SELECT crid_reserve(now() - interval '1 day', 10)");
+like($err, qr/set crid\.registry_database = 'fleet_two' here and restart/,
+	'crid_reserve in another database names the setting that makes it work there');
+$standby->append_conf('postgresql.conf', "crid.registry_database = 'fleet_two'\n");
+$standby->restart;
+is($standby->safe_psql('fleet_two', "SELECT crid_reserve(now() - interval '1 day', 10)"), '0',
+	'... and with it, crid_reserve reserves in the fleet\'s table');
 
 $_->stop for @members, $quiet;
 $standby->stop;
