@@ -152,6 +152,9 @@ INSERT INTO regress.bad_input VALUES
 ('crid_reset_high_water(timestamptz, boolean)', ARRAY[$$'infinity'$$, 'false'], '22008'),
 ('crid_reset_high_water(timestamptz, boolean)', ARRAY[$$'2000-01-01+00'$$, 'false'], '22023'),
 ('crid_reset_high_water(timestamptz, boolean)', ARRAY[$$'20000-01-01+00'$$, 'true'], '22008'),
+('crid_reset_high_water(timestamptz, boolean)', ARRAY[$$now() + interval '1000 years'$$, 'false'], '22023'), -- past the layouts
+('crid_reset_high_water(timestamptz, boolean)', ARRAY[$$'2094-06-01+00'$$, 'false'], '22023'), -- past the crid layout
+('crid_reset_high_water(timestamptz, boolean)', ARRAY[$$now() + interval '1 hour'$$, 'false'], '22023'), -- beyond the borrow window
 -- Shard genes: hashes and masks are IMMUTABLE STRICT; generators raise 22004
 -- for NULL, 22023 for bits outside their field, 22003 for a gene that does
 -- not fit
