@@ -68,7 +68,8 @@ TEST(utf8_characters_are_counted_and_shown_as_typed) {
     CHECK_EQ(id_text::shown(e_acute), "\"" + e_acute + "\"");
     CHECK_EQ(id_text::shown(fullwidth_3 + emoji), "\"" + fullwidth_3 + emoji + "\"");
     CHECK_EQ(id_text::position_of("ab" + e_acute + "cd", 4), size_t(4)); // "c" after a, b, é
-    CHECK_EQ(id_text::char_at("a" + e_acute, 1), e_acute);
+    const std::string a_e_acute = "a" + e_acute;
+    CHECK_EQ(id_text::char_at(a_e_acute, 1), e_acute);
     // The limit counts characters: 40 of them, 80 bytes here.
     std::string many;
     for (int i = 0; i < 50; ++i)
