@@ -133,6 +133,53 @@ SELECT count(new_id) AS filled FROM bf_bad;
 DROP OWNED BY bf_reader;
 DROP ROLE bf_reader;
 
+-- Rows the UPDATE does not write would be picked again forever: the batch
+-- that meets them stops the run, counting and naming them and saying why.
+-- A BEFORE UPDATE trigger that returns NULL for some rows:
+CREATE TABLE bf_skipped (id int PRIMARY KEY, v int);
+INSERT INTO bf_skipped SELECT g, NULL FROM generate_series(1, 100) g;
+CREATE FUNCTION bf_skip_tens() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN CASE WHEN NEW.id % 10 = 0 AND NEW.id > 40 THEN NULL ELSE NEW END;
+END $$;
+CREATE TRIGGER bf_skip BEFORE UPDATE ON bf_skipped FOR EACH ROW EXECUTE FUNCTION bf_skip_tens();
+\set SHOW_CONTEXT never
+CALL crid_backfill('bf_skipped', 'v', 'id * 2', 20, '0');
+-- The batches before it stay; that batch rolled back.
+SELECT count(v) AS filled, max(id) FILTER (WHERE v IS NOT NULL) AS last_filled FROM bf_skipped;
+SELECT state, rows_done, batches, resume_after FROM crid_backfill_progress WHERE relation = 'bf_skipped'::regclass;
+-- Let the trigger pass them, and the run ends.
+DROP TRIGGER bf_skip ON bf_skipped;
+CALL crid_backfill('bf_skipped', 'v', 'id * 2', 20, '0');
+SELECT count(v) AS filled, count(*) FILTER (WHERE v = id * 2) AS right FROM bf_skipped;
+-- Row-level security that lets a role read rows but not update them:
+UPDATE bf_skipped SET v = NULL;
+CREATE ROLE bf_limited;
+GRANT SELECT, UPDATE ON bf_skipped TO bf_limited;
+ALTER TABLE bf_skipped ENABLE ROW LEVEL SECURITY;
+CREATE POLICY bf_read ON bf_skipped FOR SELECT USING (true);
+CREATE POLICY bf_write ON bf_skipped FOR UPDATE USING (id % 7 <> 0);
+SET ROLE bf_limited;
+CALL crid_backfill('bf_skipped', 'v', 'id * 2', 30, '0');
+RESET ROLE;
+\set SHOW_CONTEXT errors
+SELECT count(v) AS filled FROM bf_skipped;
+DROP TABLE bf_skipped;
+DROP FUNCTION bf_skip_tens();
+DROP OWNED BY bf_limited;
+DROP ROLE bf_limited;
+
+-- Its own names never meet the user's: a table named as its batch was, a
+-- column named as the batch's key columns were, read by the expression, and
+-- a table of the expression named as its other part was.
+CREATE TABLE crid_backfill_batch (id int PRIMARY KEY, crid_backfill_key_1 int, v int);
+INSERT INTO crid_backfill_batch SELECT g, 100 + g, NULL FROM generate_series(1, 20) g;
+CREATE TABLE crid_backfill_filled (x int);
+INSERT INTO crid_backfill_filled VALUES (5);
+CALL crid_backfill('crid_backfill_batch', 'v', 'crid_backfill_key_1 + (SELECT x FROM crid_backfill_filled)', 7, '0');
+SELECT count(*) AS rows, count(*) FILTER (WHERE v = 100 + id + 5) AS right FROM crid_backfill_batch;
+DROP TABLE crid_backfill_batch, crid_backfill_filled;
+
 -- Progress rows follow the tables' privileges: a role that may not read a
 -- table does not see its backfill.
 CREATE ROLE bf_outsider;

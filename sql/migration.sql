@@ -94,7 +94,9 @@ SELECT (SELECT count(*) FROM orders) AS orders, (SELECT count(*) FROM order_item
        (SELECT count(*) FROM order_items i LEFT JOIN orders o ON o.id = i.order_id WHERE o.id IS NULL) AS orphans;
 SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint
 WHERE conrelid IN ('orders'::regclass, 'order_items'::regclass) ORDER BY conname;
--- Time queries now use the new primary key.
+-- Time queries now use the new primary key, once a constraint says it holds
+-- version 7 UUIDs only (the planner hook reads it).
+ALTER TABLE orders ADD CONSTRAINT orders_id_v7 CHECK (crid_uuid_v7_check(id));
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 EXPLAIN (costs off) SELECT * FROM orders WHERE uuid_v7_to_timestamptz(id) >= '2025-01-10' AND uuid_v7_to_timestamptz(id) < '2025-01-11';

@@ -84,6 +84,33 @@ FROM (VALUES
 ) AS c(what, call)
 ORDER BY what;
 
+-- A row number or a count is bigint: snowflake_pack takes it as the sequence
+-- (and node) without a cast, with the same ids and the same range checks;
+-- integer arguments and NULL or quoted literals still resolve as before.
+SELECT n, snowflake_pack('2026-05-01 10:00:00.123+00', 7, n - 1) AS id,
+       snowflake_pack('2026-05-01 10:00:00.123+00', 7, (n - 1)::integer) AS same_as_integer,
+       snowflake_pack('2026-05-01 10:00:00.123+00', 7, n - 1, 'twitter') = snowflake_pack('2026-05-01 10:00:00.123+00', 7, (n - 1)::integer, 'twitter') AS layout,
+       snowflake_pack('2026-05-01+00', 3, n - 1, 5, 'epoch=2020-01-01,node=8,sequence=12,gene=3')
+         = snowflake_pack('2026-05-01+00', 3, (n - 1)::integer, 5, 'epoch=2020-01-01,node=8,sequence=12,gene=3') AS gene_layout,
+       snowflake_pack('2026-05-01 10:00:00.123+00', 7, n - 1, 0) = snowflake_pack('2026-05-01 10:00:00.123+00', 7, (n - 1)::integer, 0) AS gene
+FROM (SELECT row_number() OVER () AS n FROM generate_series(1, 3)) r;
+SELECT snowflake_pack('2026-05-01 10:00:00.123+00', 7, count(*)) = snowflake_pack('2026-05-01 10:00:00.123+00', 7, 3) AS count_as_sequence
+FROM generate_series(1, 3);
+SELECT what, regress.error_of(call) AS error
+FROM (VALUES
+    ('bigint NULL sequence', 'SELECT snowflake_pack(now(), 1, NULL::bigint)'),
+    ('bigint NULL node', 'SELECT snowflake_pack(now(), NULL::bigint, 1::bigint)'),
+    ('bigint sequence too large', 'SELECT snowflake_pack(now(), 1, 4096::bigint)'),
+    ('bigint sequence beyond integer', 'SELECT snowflake_pack(now(), 1, 5000000000)'),
+    ('bigint negative sequence', 'SELECT snowflake_pack(now(), 1, -9223372036854775808)'),
+    ('bigint node beyond integer', 'SELECT snowflake_pack(now(), 9999999999, 1)'),
+    ('bigint sequence of a preset', $$SELECT snowflake_pack(now(), 1, 1024::bigint, 'instagram')$$),
+    ('bigint sequence with a gene', $$SELECT snowflake_pack(now(), 1, 4096::bigint, 0, 'twitter')$$),
+    ('integer literal sequence', 'SELECT snowflake_pack(now(), 1, 1) IS NOT NULL'),
+    ('quoted literal sequence', $$SELECT snowflake_pack('2026-05-01+00', 1, '1') = snowflake_pack('2026-05-01+00', 1, 1)$$)
+) AS c(what, call)
+ORDER BY what;
+
 ------------------------------------------------------------------------------
 -- The node kept for backfills: live minting refuses it
 ------------------------------------------------------------------------------
@@ -338,6 +365,9 @@ SELECT (SELECT count(*) FROM orders) + (SELECT count(*) FROM deleted) AS orders_
            AS old_sequences;
 -- History answers time queries through the new primary key: an hour of it
 -- by the decoded time, through the index, counts what created_at counts.
+-- The constraint tells the planner hook no key is negative, so the plan is
+-- the plain id range.
+ALTER TABLE orders ADD CONSTRAINT orders_id_not_negative CHECK (id >= 0);
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 EXPLAIN (costs off) SELECT count(*) FROM orders

@@ -111,6 +111,17 @@ SELECT typeid_to_uuid('user_01h455vb4pex5vsknk084sn02q', 'Post');
 SELECT uuid_to_typeid('User', '01890a5d-ac96-774b-bcce-b302099a8057');
 SELECT uuid_to_typeid('user_', '01890a5d-ac96-774b-bcce-b302099a8057');
 SELECT typeid_to_uuid(E'user_01h455vb4pex5vsknk084sn02\x01');
+-- Characters are counted and shown as typed, not as UTF-8 bytes: eleven
+-- characters with a fullwidth digit are eleven, the digit named at its place.
+SELECT id_decode('ord_00000000３D7', 'ord');
+SELECT id_decode('ord_000000003D7é', 'ord');
+SELECT id_encode(1, 'é');
+SELECT id_encode(1, 'café');
+SELECT base62_to_uuid('7n42DGM5Tflk9n8mt7Fhcé');
+SELECT ulid_to_uuid('01ARZ3NDEKTSV4RRFFQ69G5FAÜ');
+SELECT typeid_to_uuid('üser_01h455vb4pex5vsknk084sn02q');
+SELECT uuid_to_typeid('ü', '01890a5d-ac96-774b-bcce-b302099a8057');
+SELECT id_decode(E'ord_\u202E000000003D', 'ord');
 \set VERBOSITY default
 SELECT regress.sqlstate_of($$SELECT id_decode('ord_00000000001', 'ord_')$$) AS bad_prefix_argument,
        regress.sqlstate_of($$SELECT id_decode('x', 'ord')$$) AS bad_text,

@@ -49,15 +49,16 @@ Uuid get_symbols(const std::string &what, std::string_view input, std::string_vi
     auto invalid = [&](const std::string &why) {
         throw Error(ErrorKind::invalid_text, "invalid " + what + " " + shown(input) + ": " + why);
     };
-    if (text.size() != symbols)
-        invalid("it has " + std::to_string(text.size()) + " characters" +
+    // Counted as typed; a character outside the alphabet is named below.
+    if (id_text::char_count(text) != symbols)
+        invalid("it has " + std::to_string(id_text::char_count(text)) + " characters" +
                 (offset ? " after the prefix" : std::string()) + ", expected " + std::to_string(symbols));
     uint128 v = 0;
-    for (size_t i = 0; i < symbols; ++i) {
+    for (size_t i = 0; i < text.size(); ++i) {
         int d = values[static_cast<unsigned char>(text[i])];
         if (d < 0)
-            invalid("character " + shown(text.substr(i, 1)) + " at position " + std::to_string(offset + i + 1) +
-                    " is not " + allowed);
+            invalid("character " + shown(id_text::char_at(text, i)) + " at position " +
+                    std::to_string(id_text::position_of(input, offset + i)) + " is not " + allowed);
         v = (v << 5) | unsigned(d);
     }
     if (values[static_cast<unsigned char>(text[0])] > 7)
@@ -72,11 +73,11 @@ bool is_lower(char c) noexcept { return c >= 'a' && c <= 'z'; }
 std::string prefix_problem(std::string_view p) {
     if (p.empty())
         return "";
-    if (p.size() > max_prefix)
-        return "it has " + std::to_string(p.size()) + " characters, at most 63 are allowed";
-    for (char c : p)
-        if (!is_lower(c) && c != '_')
-            return "character " + shown(std::string_view(&c, 1)) + " is not a-z or _";
+    if (id_text::char_count(p) > max_prefix)
+        return "it has " + std::to_string(id_text::char_count(p)) + " characters, at most 63 are allowed";
+    for (size_t i = 0; i < p.size(); ++i)
+        if (!is_lower(p[i]) && p[i] != '_')
+            return "character " + shown(id_text::char_at(p, i)) + " is not a-z or _";
     if (p.front() == '_' || p.back() == '_')
         return "it must start and end with a letter a-z";
     return "";

@@ -42,15 +42,19 @@ uint64_t get_digits(std::string_view text, size_t first, size_t count) noexcept 
     return v;
 }
 
-// Throws unless every byte of `digits` is in the alphabet, naming the first
-// that is not and its position in `input` (1-based, as SQL counts).
+// Throws unless every byte of `digits` (at byte `offset` of `input`) is in
+// the alphabet, naming the first character that is not and its position.
 void check_alphabet(const std::string &what, std::string_view input, std::string_view digits, size_t offset) {
     for (size_t i = 0; i < digits.size(); ++i)
         if (digit_values[static_cast<unsigned char>(digits[i])] < 0)
             invalid(what, input,
-                    "character " + shown(digits.substr(i, 1)) + " at position " + std::to_string(offset + i + 1) +
+                    "character " + shown(id_text::char_at(digits, i)) + " at position " +
+                        std::to_string(id_text::position_of(input, offset + i)) +
                         " is not a base62 digit (0-9, A-Z, a-z)");
 }
+
+// "N characters", counted as typed.
+std::string characters(std::string_view s) { return std::to_string(id_text::char_count(s)) + " characters"; }
 
 bool is_lower(char c) noexcept { return c >= 'a' && c <= 'z'; }
 bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
@@ -65,15 +69,15 @@ void check_prefix(std::string_view p) {
     };
     if (p.empty())
         return;
-    if (p.size() > 63)
-        bad("it has " + std::to_string(p.size()) + " characters, at most 63 are allowed");
+    if (id_text::char_count(p) > 63)
+        bad("it has " + characters(p) + ", at most 63 are allowed");
+    for (size_t i = 0; i < p.size(); ++i)
+        if (!is_lower(p[i]) && !is_digit(p[i]) && p[i] != '_')
+            bad("character " + shown(id_text::char_at(p, i)) + " is not a-z, 0-9 or _");
     if (!is_lower(p.front()))
-        bad("it must start with a lowercase letter");
+        bad("it must start with a letter a-z");
     if (p.back() == '_')
         bad("it must not end with _ (the separator follows it)");
-    for (char c : p)
-        if (!is_lower(c) && !is_digit(c) && c != '_')
-            bad("character " + shown(std::string_view(&c, 1)) + " is not a-z, 0-9 or _");
 }
 
 Text encode_id(int64_t id, std::string_view prefix) {
@@ -101,11 +105,11 @@ int64_t decode_id(std::string_view text, std::string_view prefix) {
         (text.size() < head || text.substr(0, prefix.size()) != prefix || text[prefix.size()] != '_'))
         invalid(what, text, "it does not start with \"" + std::string(prefix) + "_\"");
     std::string_view digits = text.substr(head);
-    if (digits.size() != id_digits)
+    // Counted as typed; a character outside the alphabet is named below.
+    if (id_text::char_count(digits) != id_digits)
         invalid(what, text,
-                "it has " + std::to_string(digits.size()) + " characters" +
-                    (prefix.empty() ? "" : " after \"" + std::string(prefix) + "_\"") + ", expected " +
-                    std::to_string(id_digits));
+                "it has " + characters(digits) + (prefix.empty() ? "" : " after \"" + std::string(prefix) + "_\"") +
+                    ", expected " + std::to_string(id_digits));
     check_alphabet(what, text, digits, head);
     uint64_t top = get_digits(digits, 0, 1), rest = get_digits(digits, 1, chunk_digits);
     uint64_t value;
@@ -131,9 +135,8 @@ Text encode_uuid(const Uuid &u) noexcept {
 
 Uuid decode_uuid(std::string_view text) {
     const std::string what = "base62 uuid";
-    if (text.size() != uuid_digits)
-        invalid(what, text,
-                "it has " + std::to_string(text.size()) + " characters, expected " + std::to_string(uuid_digits));
+    if (id_text::char_count(text) != uuid_digits)
+        invalid(what, text, "it has " + characters(text) + ", expected " + std::to_string(uuid_digits));
     check_alphabet(what, text, text, 0);
     uint128 v = get_digits(text, 0, 2);
     v = v * chunk + get_digits(text, 2, chunk_digits); // < 62^12: no overflow yet

@@ -1,5 +1,7 @@
 #include "id_text.hpp"
 
+#include "text.hpp"
+
 #include <bit>
 #include <cstdio>
 #include <cstring>
@@ -40,20 +42,59 @@ void Text::append(std::string_view s) noexcept {
     size += s.size();
 }
 
+namespace {
+
+bool utf8_mode = true;
+
+// Code points that print as nothing or reorder what follows them: shown by
+// number, so a message says what the input really holds.
+bool invisible(uint32_t cp) noexcept {
+    return (cp >= 0x80 && cp <= 0x9F) || cp == 0xAD || cp == 0x61C || cp == 0x180E || (cp >= 0x200B && cp <= 0x200F) ||
+           (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF ||
+           (cp >= 0xFFF9 && cp <= 0xFFFB);
+}
+
+} // namespace
+
+void set_utf8(bool utf8) noexcept { utf8_mode = utf8; }
+bool utf8() noexcept { return utf8_mode; }
+
+size_t char_size(std::string_view s, size_t i) noexcept { return utf8_mode ? text::utf8_char_size(s, i) : 1; }
+
+size_t char_count(std::string_view s) noexcept {
+    size_t n = 0;
+    for (size_t i = 0; i < s.size(); i += char_size(s, i))
+        ++n;
+    return n;
+}
+
 std::string shown(std::string_view input) {
     constexpr size_t limit = 40;
     std::string out = "\"";
-    for (size_t i = 0; i < input.size() && i < limit; ++i) {
-        unsigned char c = static_cast<unsigned char>(input[i]);
-        if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
-            out.push_back(char(c));
+    size_t i = 0, chars = 0;
+    for (; i < input.size() && chars < limit; ++chars) {
+        size_t n = char_size(input, i);
+        char hex[16];
+        if (n > 1) {
+            uint32_t cp = text::utf8_code_point(input, i, n);
+            if (invisible(cp)) {
+                std::snprintf(hex, sizeof hex, "\\u%04X", unsigned(cp));
+                out += hex;
+            } else {
+                out.append(input.substr(i, n));
+            }
         } else {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02X", unsigned(c));
-            out += hex;
+            unsigned char c = static_cast<unsigned char>(input[i]);
+            if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
+                out.push_back(char(c));
+            } else {
+                std::snprintf(hex, sizeof hex, "\\x%02X", unsigned(c));
+                out += hex;
+            }
         }
+        i += n;
     }
-    out += input.size() > limit ? "\"..." : "\"";
+    out += i < input.size() ? "\"..." : "\"";
     return out;
 }
 

@@ -48,8 +48,29 @@ constexpr std::array<int8_t, 256> decode_table(std::string_view alphabet) {
     return t;
 }
 
-// Input echoed in a message: quoted, at most 40 characters, bytes outside
-// printable ASCII as \xNN (the input may not be valid UTF-8).
+// Messages count and show input as the user typed it: by UTF-8 characters
+// when the text is UTF-8 (the database's encoding is), else byte by byte
+// (another server encoding, whose characters the core does not know). Set by
+// the caller before decoding; UTF-8 by default.
+void set_utf8(bool utf8) noexcept;
+bool utf8() noexcept;
+
+// The size in bytes of the character at s[i] (1 outside UTF-8 mode, and for a
+// byte that starts no well-formed UTF-8 sequence).
+size_t char_size(std::string_view s, size_t i) noexcept;
+
+// How many characters s holds.
+size_t char_count(std::string_view s) noexcept;
+
+// The character at byte offset i, and its 1-based position (as SQL counts).
+inline std::string_view char_at(std::string_view s, size_t i) noexcept { return s.substr(i, char_size(s, i)); }
+inline size_t position_of(std::string_view s, size_t i) noexcept { return char_count(s.substr(0, i)) + 1; }
+
+// Input echoed in a message: quoted, at most 40 characters. Characters that
+// print as themselves stay as typed; ASCII controls, '"' and '\\' and every
+// byte outside a well-formed UTF-8 character (or outside ASCII, when not in
+// UTF-8 mode) show as \xNN, invisible code points (C1 controls, bidirectional
+// and zero-width marks) as \uNNNN.
 std::string shown(std::string_view input);
 
 } // namespace crid::core::id_text

@@ -106,14 +106,6 @@ void refuse_during_recovery(const char *function) {
                  errhint("Run it on the primary: standbys take its high-water mark from the WAL.")));
 }
 
-// A Unix millisecond as the server prints a timestamptz, in palloc'd memory
-// (timestamptz_to_str reuses one buffer), for messages.
-const char *timestamp_text(int64_t unix_ms) {
-    if (unix_ms < 0 || unix_ms > INT64_C(9000000000000000))
-        return psprintf("%lld ms after 1970-01-01", static_cast<long long>(unix_ms));
-    return pstrdup(timestamptz_to_str(core::pg_us_from_unix_ms(unix_ms)));
-}
-
 // The mark and layout of the file's text; throws core::Error for damage,
 // including a millisecond no id can carry.
 void parse_mark(const char *text, int64_t &unix_ms, char (&layout)[256]) {
@@ -352,8 +344,7 @@ int64_t accept_layout(bool force) {
     return resume_ms;
 }
 
-void reset(int64_t at_unix_ms, bool force) {
-    SharedState *shared = shared_state();
+void check_reset_time(int64_t at_unix_ms, bool force, int64_t crid_last_unix_ms) {
     refuse_during_recovery("crid_reset_high_water");
     int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
     int64_t borrow_ms = snowflake::current_policy().borrow_ms;
@@ -361,7 +352,9 @@ void reset(int64_t at_unix_ms, bool force) {
         ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
                         errmsg("crid_reset_high_water: %s is outside 1970-01-01 to 10889-08-02, the range of the mark",
                                timestamp_text(at_unix_ms))));
-    if (at_unix_ms < now_ms - borrow_ms && !force)
+    if (force)
+        return;
+    if (at_unix_ms < now_ms - borrow_ms)
         ereport(ERROR,
                 (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                  errmsg("crid_reset_high_water: %s is earlier than the clock minus crid.clock_borrow_ms (%lld ms)",
@@ -370,6 +363,38 @@ void reset(int64_t at_unix_ms, bool force) {
                            "mark before them could let new ids repeat or sort before them."),
                  errhint("Pass a later time, such as now() + interval '1 second', or force => true if you know the "
                          "newest id of this server is older.")));
+    // A mark past a layout's end stops that family for good; one beyond the
+    // borrow window stops snowflake and crid minting until the clock
+    // catches up with it. Both are refused unless forced.
+    int64_t snowflake_last_ms = core::snowflake::last_unix_ms(snowflake::server_layout_or_error());
+    const char *family = at_unix_ms > snowflake_last_ms   ? "snowflake"
+                         : at_unix_ms > crid_last_unix_ms ? "crid"
+                                                          : nullptr;
+    if (family)
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                 errmsg("crid_reset_high_water: %s is past the end of this server's %s layout, %s",
+                        timestamp_text(at_unix_ms), family,
+                        timestamp_text(*family == 's' ? snowflake_last_ms : crid_last_unix_ms)),
+                 errdetail("No %s id could be minted after such a mark.", family),
+                 errhint("Pass a time within crid.clock_borrow_ms of the clock, such as now(); or force => true to "
+                         "set it anyway.")));
+    if (at_unix_ms > now_ms + borrow_ms)
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                 errmsg("crid_reset_high_water: %s is %lld ms ahead of the clock, more than crid.clock_borrow_ms "
+                        "(%lld ms)",
+                        timestamp_text(at_unix_ms), static_cast<long long>(at_unix_ms - now_ms),
+                        static_cast<long long>(borrow_ms)),
+                 errdetail("New ids follow the mark, and are minted at most crid.clock_borrow_ms ahead of the clock: "
+                           "snowflake_next() and crid_next() would refuse until the clock reached %s.",
+                           timestamp_text(at_unix_ms - borrow_ms)),
+                 errhint("Pass a time within crid.clock_borrow_ms of the clock, such as now(); or force => true to "
+                         "set it anyway.")));
+}
+
+int64_t reset(int64_t at_unix_ms, bool force) {
+    SharedState *shared = shared_state();
     LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
     bool damaged = Refusal(pg_atomic_read_u32(&shared->uuidv7_refusal)) == Refusal::mark_damaged;
     // An intact mark never moves back unless forced: it may be ahead of
@@ -393,6 +418,14 @@ void reset(int64_t at_unix_ms, bool force) {
     LWLockRelease(shared->snowflake_persist_lock);
     ereport(LOG, (errmsg("crid: high-water mark reset to %s%s", timestamp_text(at_unix_ms),
                          damaged ? " (the damaged file is replaced)" : "")));
+    return at_unix_ms;
+}
+
+// timestamptz_to_str reuses one buffer: each text is copied.
+const char *timestamp_text(int64_t unix_ms) {
+    if (unix_ms < 0 || unix_ms > INT64_C(9000000000000000))
+        return psprintf("%lld ms after 1970-01-01", static_cast<long long>(unix_ms));
+    return pstrdup(timestamptz_to_str(core::pg_us_from_unix_ms(unix_ms)));
 }
 
 int64_t current_mark_ms() { return int64_t(pg_atomic_read_u64(&shared_state()->snowflake_persisted_ms)); }

@@ -63,11 +63,24 @@ void check_uuidv7(SharedState *shared);
 // which new snowflake ids are minted, or -1 when the layout had not changed.
 int64_t accept_layout(bool force);
 
-// crid_reset_high_water(at, force) for the time mark: refuses a time before
-// the clock minus crid.clock_borrow_ms unless forced; an intact mark moves
-// only forward unless forced; a damaged one is replaced (with this server's
-// layout) and minting resumes.
-void reset(int64_t at_unix_ms, bool force);
+// crid_reset_high_water(at, force): ERROR unless `at` may become the marks,
+// before either moves. Outside the mark's range (1970 to 10889) always;
+// unless forced, a time before the clock minus crid.clock_borrow_ms (ids
+// could repeat), more than that window ahead of it, or past the end of this
+// server's snowflake or crid layout (minting would stop until the clock got
+// there, or for good). `crid_last_unix_ms` is the last millisecond of the crid
+// layout.
+void check_reset_time(int64_t at_unix_ms, bool force, int64_t crid_last_unix_ms);
+
+// crid_reset_high_water(at, force) for the time mark (after
+// check_reset_time): an intact mark moves only forward unless forced; a
+// damaged one is replaced (with this server's layout) and minting resumes.
+// Returns the mark it holds now, later than `at` when it kept an intact mark.
+int64_t reset(int64_t at_unix_ms, bool force);
+
+// A Unix millisecond as the server prints a timestamptz, in palloc'd memory,
+// for messages.
+const char *timestamp_text(int64_t unix_ms);
 
 // For snowflake node leases (lease_worker.cpp), the only two ways they use
 // the mark: the mark as it stands (Unix ms, written ahead of every id this

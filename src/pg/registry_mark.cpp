@@ -71,19 +71,21 @@ void cover(int64_t unix_s, int64_t sequence) {
     LWLockRelease(s->mark_lock);
 }
 
-void reset(int64_t at_unix_ms, bool force) {
+int64_t reset(int64_t at_unix_ms, bool force) {
     CridShared *s = shared();
     int64_t at_s = core::floor_div(at_unix_ms, core::ms_per_s);
     LWLockAcquire(s->mark_lock, LW_EXCLUSIVE);
     bool damaged = Refusal(pg_atomic_read_u32(&s->mark_refusal)) == Refusal::mark_damaged;
     if (damaged || force || !s->mark_known || at_s > s->mark_unix_s)
         write_mark(s, at_s, 0);
+    int64_t held_s = s->mark_unix_s;
     s->mark_generation++;
     pg_atomic_write_u32(&s->mark_refusal, uint32(Refusal::none));
     Latch *worker = s->worker_latch;
     LWLockRelease(s->mark_lock);
     if (worker)
         SetLatch(worker);
+    return held_s;
 }
 
 void raise_refusal(CridShared *s) { mark_io::raise_damaged(file_name, "crid ids", "crid id", s->mark_detail); }

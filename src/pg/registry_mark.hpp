@@ -27,8 +27,8 @@ void cover(int64_t unix_s, int64_t sequence);
 
 // crid_reset_high_water(at, force) for the registry mark: the mark moves to
 // at's second (never back unless forced, or when it was damaged) and the
-// worker restarts its guard from it.
-void reset(int64_t at_unix_ms, bool force);
+// worker restarts its guard from it. Returns the second the mark holds now.
+int64_t reset(int64_t at_unix_ms, bool force);
 
 // ERROR 55000 for crid_next() while the mark is damaged.
 [[noreturn]] void raise_refusal(CridShared *s);

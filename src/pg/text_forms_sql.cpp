@@ -11,13 +11,21 @@
 
 #include <string_view>
 
+extern "C" {
+#include "mb/pg_wchar.h"
+}
+
 using namespace crid;
 namespace b32 = crid::core::base32;
 namespace b62 = crid::core::base62;
 
 namespace {
 
+// A text argument. Messages echo it as typed: by UTF-8 characters in a UTF-8
+// database, byte by byte in another encoding (whose characters the core does
+// not know, and where raw UTF-8 in a message could be invalid text).
 std::string_view text_arg(FunctionCallInfo fcinfo, int n) {
+    core::id_text::set_utf8(GetDatabaseEncoding() == PG_UTF8);
     text *t = PG_GETARG_TEXT_PP(n);
     return std::string_view(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
 }

@@ -1,7 +1,9 @@
 // SQL functions that turn decoded-time conditions into id ranges:
 //   *_in(id, tstzrange)            is the id's time in the range (row by row)
 //   *_range_first/_last(tstzrange) the first and last id whose time can lie in it
-//   *_time_bound(at, op)           the id bound of `decoder(id) op at`
+//   *_time_bound(at, op)           the id bound of `decoder(id) op at`, for at
+//                                  a timestamptz, date or timestamp
+//   crid_*_check(id)               the decoder's ERROR for an id it rejects
 // for UUIDv7, snowflake (server or named layout) and crid ids. The planner
 // support function and the planner hook build index conditions from the
 // last two; see time_range_support.cpp and time_predicates.cpp.
@@ -15,6 +17,10 @@
 
 #include <cstddef>
 #include <cstring>
+
+extern "C" {
+#include "utils/date.h"
+}
 
 using namespace crid;
 namespace tk = crid::pg::time_keys;
@@ -76,11 +82,30 @@ Datum range_key(FunctionCallInfo fcinfo, const tk::Keyspace &ks, bool last) {
     return last ? keys.last : keys.first;
 }
 
+// The type of *_time_bound's first argument.
+enum class At { timestamptz, date, timestamp };
+
+// The first argument as the timestamptz it compares as: a date or timestamp
+// beyond timestamptz's range compares later (or earlier) than every time, as
+// the cross-type comparison operators have it, so it becomes infinity (or
+// -infinity) instead of a conversion ERROR.
+TimestampTz comparable_at(FunctionCallInfo fcinfo, At type) {
+    int overflow = 0;
+    TimestampTz at;
+    if (type == At::date)
+        at = date2timestamptz_opt_overflow(PG_GETARG_DATEADT(0), &overflow);
+    else if (type == At::timestamp)
+        at = timestamp2timestamptz_opt_overflow(PG_GETARG_TIMESTAMP(0), &overflow);
+    else
+        at = PG_GETARG_TIMESTAMPTZ(0);
+    return overflow > 0 ? DT_NOEND : overflow < 0 ? DT_NOBEGIN : at;
+}
+
 // *_time_bound(at, op [, layout]): for >= and >, the first id of the first
 // unit that satisfies `time op at`; for <= and <, the last id of the last
 // one; NULL when no id does (a comparison with NULL selects nothing).
-Datum time_bound(FunctionCallInfo fcinfo, const tk::Keyspace &ks) {
-    TimestampTz at = PG_GETARG_TIMESTAMPTZ(0);
+Datum time_bound(FunctionCallInfo fcinfo, const tk::Keyspace &ks, At type = At::timestamptz) {
+    TimestampTz at = comparable_at(fcinfo, type);
     text *op_text = PG_GETARG_TEXT_PP(1);
     std::string_view op_name(VARDATA_ANY(op_text), VARSIZE_ANY_EXHDR(op_text));
     tr::Op op = pg::guarded([&] { return tr::op_named(op_name); });
@@ -107,6 +132,18 @@ PG_FUNCTION_INFO_V1(crid_crid_range_last);
 PG_FUNCTION_INFO_V1(crid_uuid_v7_time_bound);
 PG_FUNCTION_INFO_V1(crid_snowflake_time_bound);
 PG_FUNCTION_INFO_V1(crid_crid_time_bound);
+PG_FUNCTION_INFO_V1(crid_uuid_v7_time_bound_date);
+PG_FUNCTION_INFO_V1(crid_uuid_v7_time_bound_timestamp);
+PG_FUNCTION_INFO_V1(crid_snowflake_time_bound_date);
+PG_FUNCTION_INFO_V1(crid_snowflake_time_bound_timestamp);
+PG_FUNCTION_INFO_V1(crid_crid_time_bound_date);
+PG_FUNCTION_INFO_V1(crid_crid_time_bound_timestamp);
+PG_FUNCTION_INFO_V1(crid_snowflake_check);
+PG_FUNCTION_INFO_V1(crid_crid_check);
+
+// The decoders (snowflake_sql.cpp, crid_sql.cpp), whose ERROR the checks raise.
+Datum crid_snowflake_to_timestamptz(PG_FUNCTION_ARGS);
+Datum crid_to_timestamptz(PG_FUNCTION_ARGS);
 
 // uuid_v7_in(id uuid, r tstzrange): a version 7 UUID whose millisecond lies in r.
 Datum crid_uuid_v7_in(PG_FUNCTION_ARGS) {
@@ -142,5 +179,26 @@ Datum crid_crid_range_last(PG_FUNCTION_ARGS) { return range_key(fcinfo, crid_ids
 Datum crid_uuid_v7_time_bound(PG_FUNCTION_ARGS) { return time_bound(fcinfo, uuid_v7()); }
 Datum crid_snowflake_time_bound(PG_FUNCTION_ARGS) { return time_bound(fcinfo, snowflake(fcinfo, 2)); }
 Datum crid_crid_time_bound(PG_FUNCTION_ARGS) { return time_bound(fcinfo, crid_ids()); }
+Datum crid_uuid_v7_time_bound_date(PG_FUNCTION_ARGS) { return time_bound(fcinfo, uuid_v7(), At::date); }
+Datum crid_uuid_v7_time_bound_timestamp(PG_FUNCTION_ARGS) { return time_bound(fcinfo, uuid_v7(), At::timestamp); }
+Datum crid_snowflake_time_bound_date(PG_FUNCTION_ARGS) { return time_bound(fcinfo, snowflake(fcinfo, 2), At::date); }
+Datum crid_snowflake_time_bound_timestamp(PG_FUNCTION_ARGS) {
+    return time_bound(fcinfo, snowflake(fcinfo, 2), At::timestamp);
+}
+Datum crid_crid_time_bound_date(PG_FUNCTION_ARGS) { return time_bound(fcinfo, crid_ids(), At::date); }
+Datum crid_crid_time_bound_timestamp(PG_FUNCTION_ARGS) { return time_bound(fcinfo, crid_ids(), At::timestamp); }
+
+// crid_snowflake_check(id [, layout]) and crid_crid_check(id): true, or the
+// decoder's own ERROR for an id it cannot decode (a negative one). What the
+// planner hook leaves beside an id range that lets such ids through, so the
+// rewritten predicate raises where the decoder would have.
+Datum crid_snowflake_check(PG_FUNCTION_ARGS) {
+    (void)crid_snowflake_to_timestamptz(fcinfo);
+    PG_RETURN_BOOL(true);
+}
+Datum crid_crid_check(PG_FUNCTION_ARGS) {
+    (void)crid_to_timestamptz(fcinfo);
+    PG_RETURN_BOOL(true);
+}
 
 } // extern "C"

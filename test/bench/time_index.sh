@@ -14,14 +14,18 @@ bench_server_start <<<"shared_buffers = '512MB'"
 
 n=${N:-10000000}
 rows() { bench_psql -Atq -c "SELECT count(*) FROM $1" 2>/dev/null || echo 0; }
+checks() { bench_psql -Atq -c "SELECT count(*) FROM pg_constraint WHERE contype = 'c' AND conrelid::regclass::text IN ('bench_sf', 'bench_v7')" 2>/dev/null || echo 0; }
 # Ten days of ids from 2026-03-01, one every 86.4 ms for ten million rows.
-if [ "$(rows bench_sf)" != "$n" ]; then
+# The CHECK constraints say what the columns hold, as the README advises:
+# no negative snowflake id, version 7 UUIDs only; with them the hook writes
+# the plain id range.
+if [ "$(rows bench_sf)" != "$n" ] || [ "$(checks)" != 2 ]; then
     log "creating bench_sf and bench_v7 ($n rows each)"
     bench_psql -q -c "DROP TABLE IF EXISTS bench_sf, bench_v7" \
-        -c "CREATE TABLE bench_sf (id bigint PRIMARY KEY, payload integer)" \
+        -c "CREATE TABLE bench_sf (id bigint PRIMARY KEY CHECK (id >= 0), payload integer)" \
         -c "INSERT INTO bench_sf SELECT snowflake_floor(t) + g % 4096, g
             FROM generate_series(1, $n) g, LATERAL (SELECT '2026-03-01'::timestamptz + g * (interval '10 days' / $n)) x(t)" \
-        -c "CREATE TABLE bench_v7 (id uuid PRIMARY KEY, payload integer)" \
+        -c "CREATE TABLE bench_v7 (id uuid PRIMARY KEY CHECK (crid_uuid_v7_check(id)), payload integer)" \
         -c "INSERT INTO bench_v7 SELECT uuid_generate_v7_deterministic(t, g), g
             FROM generate_series(1, $n) g, LATERAL (SELECT '2026-03-01'::timestamptz + g * (interval '10 days' / $n)) x(t)" \
         -c "VACUUM ANALYZE bench_sf" -c "VACUUM ANALYZE bench_v7"

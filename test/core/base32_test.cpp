@@ -133,6 +133,20 @@ TEST(typeid_spec_invalid_vectors) {
     }
 }
 
+// Messages count characters as typed and name a character whole.
+TEST(base32_messages_count_and_name_characters_as_typed) {
+    std::string m = crid::test::message_of([] { base32::decode_ulid("01ARZ3NDEKTSV4RRFFQ69G5FA\xC3\x9C"); });
+    CHECK(crid::test::contains(m, "character \"\xC3\x9C\" at position 26 is not a Crockford base32 symbol"));
+    m = crid::test::message_of([] { base32::decode_ulid("01ARZ3NDEKTSV4RRFFQ69G5F\xC3\x9C"); });
+    CHECK(crid::test::contains(m, "it has 25 characters, expected 26"));
+    m = crid::test::message_of([] { base32::decode_typeid("\xC3\xBCser_00000000000000000000000000"); });
+    CHECK(crid::test::contains(m, "prefix \"\xC3\xBCser\": character \"\xC3\xBC\" is not a-z or _"));
+    m = crid::test::message_of([] { base32::decode_typeid("user_0000000000000000000000000\xC3\xBC"); });
+    CHECK(crid::test::contains(m, "character \"\xC3\xBC\" at position 31 is not a lowercase TypeID symbol"));
+    m = crid::test::message_of([] { base32::encode_typeid("\xC3\xBC", Uuid{}); });
+    CHECK_EQ(m, "invalid TypeID prefix \"\xC3\xBC\": character \"\xC3\xBC\" is not a-z or _");
+}
+
 TEST(typeid_prefix_rules_and_expected_prefix) {
     CHECK_THROWS(base32::encode_typeid("User", Uuid{}), invalid_parameter);
     CHECK_THROWS(base32::encode_typeid("user_", Uuid{}), invalid_parameter);

@@ -69,6 +69,36 @@ TEST(base62_id_decoding_refuses_each_kind_of_bad_text) {
     CHECK(crid::test::contains(m, "larger than the largest bigint"));
 }
 
+// Messages count characters as typed: eleven characters with a fullwidth
+// digit among them are eleven, and that digit is named whole, at its place.
+TEST(base62_messages_count_and_name_characters_as_typed) {
+    std::string m = crid::test::message_of([] {
+        base62::decode_id("ord_00000000\xEF\xBC\x93"
+                          "D7",
+                          "ord");
+    });
+    CHECK_EQ(m, "invalid ord id \"ord_00000000\xEF\xBC\x93"
+                "D7\": character \"\xEF\xBC\x93\" at position 13 is not a "
+                "base62 digit (0-9, A-Z, a-z)");
+    m = crid::test::message_of([] { base62::decode_id("ord_000000000\xC3\xA9\xC3\xA9", "ord"); });
+    CHECK(crid::test::contains(m, "character \"\xC3\xA9\" at position 14"));
+    m = crid::test::message_of([] { base62::decode_id("ord_0000000000\xC3\xA9\xC3\xA9", "ord"); });
+    CHECK(crid::test::contains(m, "it has 12 characters after \"ord_\", expected 11"));
+    m = crid::test::message_of([] { base62::decode_uuid("\xC3\xA9\xC3\xA9\xC3\xA9"); });
+    CHECK(crid::test::contains(m, "it has 3 characters, expected 22"));
+    m = crid::test::message_of([] { base62::encode_id(1, "\xC3\xA9"); });
+    CHECK_EQ(m, "invalid id prefix \"\xC3\xA9\": character \"\xC3\xA9\" is not a-z, 0-9 or _");
+    m = crid::test::message_of([] { base62::check_prefix("caf\xC3\xA9"); });
+    CHECK(crid::test::contains(m, "character \"\xC3\xA9\" is not a-z, 0-9 or _"));
+    std::string long_prefix;
+    for (int i = 0; i < 40; ++i)
+        long_prefix += "\xC3\xA9";
+    m = crid::test::message_of([&] { base62::check_prefix(long_prefix); }); // 80 bytes, 40 characters
+    CHECK(crid::test::contains(m, "character \"\xC3\xA9\" is not a-z"));
+    m = crid::test::message_of([] { base62::check_prefix(std::string(64, 'a')); });
+    CHECK(crid::test::contains(m, "it has 64 characters, at most 63 are allowed"));
+}
+
 TEST(base62_prefixes_follow_the_rules) {
     for (const char *good : {"", "a", "ord", "sk_live", "v2", "a_b_c"})
         CHECK_EQ(crid::test::message_of([&] { base62::check_prefix(good); }), "");

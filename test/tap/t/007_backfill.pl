@@ -65,5 +65,42 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM whole w FULL JOIN cancelle
 is($node->safe_psql('postgres', "SELECT state, rows_left FROM crid_backfill_progress WHERE relation = 'cancelled'::regclass"),
 	'done|0', 'the progress view says done');
 
+# A transaction open while the backfill runs, which inserts a row to fill and
+# commits only after the backfill found nothing left: the backfill waits for
+# it and fills its row in a final pass. The transaction (late) is held open
+# by a lock that another (gate) holds; gate ends once the backfill is seen
+# waiting.
+$node->safe_psql('postgres', q{
+	CREATE TABLE late (id bigint PRIMARY KEY, created_at timestamptz NOT NULL, new_id uuid);
+	INSERT INTO late SELECT g, '2026-01-01'::timestamptz + g * interval '1 s', NULL FROM generate_series(1, 500) g;
+	CREATE TABLE gate ();
+});
+my $gate = psql_start($node->connstr('postgres') . ' application_name=gate',
+	'BEGIN', 'LOCK TABLE gate', 'SELECT pg_sleep(3600)');
+$node->poll_query_until('postgres', q{SELECT EXISTS (SELECT FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+	WHERE a.application_name = 'gate' AND l.relation = 'gate'::regclass AND l.granted)}) or die 'gate did not lock';
+my $late = psql_start($node->connstr('postgres') . ' application_name=late',
+	"BEGIN; INSERT INTO late VALUES (1000, '2026-01-02', NULL); LOCK TABLE gate; COMMIT;");
+$node->poll_query_until('postgres', q{SELECT EXISTS (SELECT FROM pg_stat_activity
+	WHERE application_name = 'late' AND wait_event_type = 'Lock')}) or die 'late did not insert and wait';
+my $backfill = psql_start($node->connstr('postgres') . ' application_name=late_backfill',
+	"CALL crid_backfill('late', 'new_id', '$expression', 100, '0')");
+$node->poll_query_until('postgres', q{SELECT EXISTS (SELECT FROM pg_stat_activity
+	WHERE application_name = 'late_backfill' AND wait_event = 'PgSleep')})
+  or die 'the backfill did not wait for the open transactions';
+is($node->safe_psql('postgres', 'SELECT count(new_id) FROM late'), '500',
+	'the backfill filled every row it sees, and waits for the transactions open at its end');
+$node->safe_psql('postgres', q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'gate'});
+eval { psql_finish($gate, 'gate') };
+psql_finish($late, 'the late transaction');
+psql_finish($backfill, 'the backfill');
+like($backfill->{err}, qr/crid_backfill late\.new_id: nothing left; waiting for .* open now to end before a final pass/,
+	'it says it waits');
+like($backfill->{err}, qr/crid_backfill late\.new_id: done, 501 rows filled/, 'and is done with the late row too');
+is($node->safe_psql('postgres', "SELECT count(*) FROM late WHERE new_id IS DISTINCT FROM $expression"), '0',
+	'every row is filled, the one committed after the last pass included');
+is($node->safe_psql('postgres', "SELECT state FROM crid_backfill_progress WHERE relation = 'late'::regclass"), 'done',
+	'and the progress view says done');
+
 $node->stop;
 done_testing();

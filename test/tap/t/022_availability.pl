@@ -201,4 +201,45 @@ cmp_ok(registry_mark_s(), '>=', $mark_s, '... nor the registry mark');
 is($node->safe_psql('postgres', 'SELECT snowflake_next() > 0 AND uuid_generate_v7() IS NOT NULL AND crid_next() > 0'),
 	't', 'every family mints after the resets');
 
+# --- Repairs refuse what would stop minting, and say what they keep ---------------
+# Refused before either mark moves (SQLSTATE 22023), each saying how to force it.
+sub refused
+{
+	my ($sql, $pattern, $name) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\n$sql");
+	isnt($ret, 0, "$name: refused");
+	like($err, qr/ERROR:  22023: crid_reset_high_water: $pattern.*HINT:  .*force => true/s,
+		"$name: says why and how to force it");
+}
+# (The snowflake layout accepted above ends in 2043, before the crid layout.)
+refused("SET timezone = 'UTC'; SELECT crid_reset_high_water(now() + interval '1000 years')",
+	qr/\S+ \S+ is past the end of this server's snowflake layout, 2043-06-03 21:56:53\.887\+00/,
+	'a time past the layouts');
+refused("SELECT crid_reset_high_water(now() + interval '1 hour')",
+	qr/\S+ \S+ is \d+ ms ahead of the clock, more than crid\.clock_borrow_ms \(10000 ms\)/,
+	'a time beyond the borrow window');
+mint_all('after_refusals');
+is(above('sf', 'after_refusals') . above('cr', 'after_refusals'), 'tt', 'the refused repairs left minting alone');
+
+# In one transaction now() is one instant: the first call moves both marks
+# 5 s ahead (within the 10 s borrow window), the second asks for now() and
+# keeps them, saying so.
+($ret, $out, $err) = $node->psql('postgres', q{
+SET timezone = 'UTC';
+BEGIN;
+SELECT crid_reset_high_water(now() + interval '5 s');
+SELECT crid_reset_high_water(now());
+SELECT date_trunc('milliseconds', now() + interval '5 s'), date_trunc('second', now() + interval '5 s');
+COMMIT;});
+is($ret, 0, 'a repair that keeps a later mark succeeds');
+my ($kept_ms, $kept_s) = split /\|/, (split /\n/, $out)[-1];
+like($err, qr/NOTICE:  crid_reset_high_water: the high-water mark stays at \Q$kept_ms\E, later than /,
+	'it names the high-water mark it kept');
+like($err, qr/NOTICE:  crid_reset_high_water: the registry mark stays at \Q$kept_s\E, later than the second of /,
+	'and the registry mark');
+($ret, $out, $err) = $node->psql('postgres', "SELECT crid_reset_high_water(now() + interval '6 s')");
+unlike($err, qr/NOTICE/, 'a repair that moves both marks forward says nothing more');
+mint_all('after_kept');
+is(above('sf', 'after_kept') . above('cr', 'after_kept'), 'tt', 'ids still grow');
+
 done_testing();
