@@ -4,6 +4,7 @@ package CridTest;
 
 use strict;
 use warnings;
+use File::Spec;
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -104,7 +105,7 @@ sub run_in_parallel
 # a new spec.
 sub fake_clock
 {
-	my ($spec) = @_;
+	my ($spec, %opt) = @_;
 	my @places =
 	  defined $ENV{CRID_LIBFAKETIME}
 	  ? ($ENV{CRID_LIBFAKETIME})
@@ -117,18 +118,73 @@ sub fake_clock
 		Test::More::done_testing();
 		exit 1;
 	}
-	my $file = PostgreSQL::Test::Utils::tempdir() . '/clock';
+	# An absolute path: a server changes into its data directory (tempdir()
+	# is relative when a test runs outside make installcheck).
+	my $file = File::Spec->rel2abs(PostgreSQL::Test::Utils::tempdir()) . '/clock';
+	# A new spec replaces the file in one rename: a process reading it while
+	# it is written would find it empty, and libfaketime then gives that read
+	# the real time, seconds away from every other process's clock.
 	my $set = sub {
-		open(my $fh, '>', $file) or die "cannot write $file: $!";
+		open(my $fh, '>', "$file.new") or die "cannot write $file.new: $!";
 		print $fh "$_[0]\n";
 		close $fh;
+		rename("$file.new", $file) or die "cannot rename $file.new: $!";
 	};
 	$set->($spec);
 	$ENV{LD_PRELOAD} = $lib;
 	$ENV{FAKETIME_TIMESTAMP_FILE} = $file;
 	$ENV{FAKETIME_NO_CACHE} = '1';
 	$ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
+	fake_clock_for_workers() if $opt{block_reserver};
 	return $set;
+}
+
+# PostgreSQL 15's postmaster starts background workers (and the WAL writer,
+# the autovacuum launcher) from its signal handlers, while it waits in
+# select(), which libfaketime wraps: a process forked there inherits
+# libfaketime in the middle of a call and reads the real clock ever after,
+# while client backends see the fake one. So with fake_clock(spec,
+# block_reserver => 1) every start, restart and promotion of a server is
+# followed by a restart of crid's block reserver, which the postmaster then
+# starts from its main loop, under the fake clock. (Only for clocks ahead of
+# the real one: the postmaster times the restart with both clocks, and one
+# behind would delay it by the difference. The high-water keeper, which
+# shows in no view, keeps the real clock; it only moves the mark ahead of
+# ids, and a backend whose id catches up with the mark moves it itself.)
+my $workers_follow_the_fake_clock = 0;
+sub fake_clock_for_workers
+{
+	return if $workers_follow_the_fake_clock++;
+	no warnings 'redefine';
+	for my $method (qw(start restart promote))
+	{
+		my $original = PostgreSQL::Test::Cluster->can($method);
+		no strict 'refs';
+		*{"PostgreSQL::Test::Cluster::$method"} = sub {
+			my $node = $_[0];
+			my @result = wantarray ? $original->(@_) : scalar $original->(@_);
+			restart_block_reserver($node) if $node->{_pid};
+			return wantarray ? @result : $result[0];
+		};
+	}
+	return;
+}
+
+# Restarts crid's block reserver on `node` once it runs (the server out of
+# recovery, crid preloaded) and waits for the new one.
+sub restart_block_reserver
+{
+	my ($node) = @_;
+	my $reserver = q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'crid block reserver'};
+	return if $node->safe_psql('postgres', 'SELECT pg_is_in_recovery()') eq 't';
+	return unless $node->safe_psql('postgres', 'SHOW shared_preload_libraries') =~ /\bcrid\b/;
+	$node->poll_query_until('postgres', "SELECT count(*) = 1 FROM ($reserver) r")
+	  or die 'crid\'s block reserver did not start on ' . $node->name . "\n";
+	my $old = $node->safe_psql('postgres', $reserver);
+	$node->safe_psql('postgres', "SELECT pg_terminate_backend($old)");
+	$node->poll_query_until('postgres', "SELECT count(*) = 1 AND bool_and(pid <> $old) FROM ($reserver) r")
+	  or die 'crid\'s block reserver did not come back on ' . $node->name . "\n";
+	return;
 }
 
 # What a Go service using the crid library's Postgres registry does, in

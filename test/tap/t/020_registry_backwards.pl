@@ -24,7 +24,7 @@ sub frozen_at
 	my @t = gmtime($frozen);
 	return sprintf("%04d-%02d-%02d %02d:%02d:%02d", $t[5] + 1900, $t[4] + 1, @t[ 3, 2, 1, 0 ]);
 }
-my $set_clock = fake_clock(frozen_at());
+my $set_clock = fake_clock(frozen_at(), block_reserver => 1);
 sub advance
 {
 	$frozen += $_[0];

@@ -3,10 +3,15 @@
 # upsert) share one registry while it is truncated mid-stream, with a quiet
 # member holding a block of the very second the others keep using, and
 # members restarted meanwhile. Every server's clock is frozen at one second
-# (libfaketime), so a registry that starts that second again at 0 would hand
-# the same sequences out at once; the test moves the clock on when the
-# registry, having noticed, waits for its clock to pass the seconds it
-# refuses. Then the registry runs as a primary and a streaming standby that
+# a minute in the past (libfaketime): the members' workers find their own
+# clocks ahead of the registry's and reserve by the registry's (PostgreSQL
+# 15 starts background workers where libfaketime may leave them the real
+# clock), so every block lands in that second, and a registry that starts
+# that second again at 0 would hand the same sequences out at once. The
+# test moves the clock on when the registry, having noticed, waits for its
+# clock to pass the seconds it refuses. The registry servers' own workers
+# reserve elsewhere: only the fleet's reservations, checked by the
+# registry's sessions on the fake clock, reach its table. Then the registry runs as a primary and a streaming standby that
 # misses the last reservations (replication cut, the primary killed, the
 # standby promoted), the members following it through a multi-host
 # connection string.
@@ -19,7 +24,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $frozen = time + 5;
+my $frozen = time - 60;
 sub frozen_at
 {
 	my @t = gmtime($frozen);
@@ -35,7 +40,8 @@ sub advance
 my $ids = id_tally();    # every id served in this test, by any node
 
 # --- the registry and its fleet ---------------------------------------------
-my $registry = crid_node('seams_registry', open => 0, init => { allows_streaming => 1 });
+my $registry = crid_node('seams_registry', open => 0, init => { allows_streaming => 1 },
+	conf => "crid.registry_database = 'not_the_fleets'\n");
 $registry->safe_psql('postgres', q{
 CREATE ROLE crid_fleet LOGIN;
 GRANT SELECT, INSERT, UPDATE ON crid_allocations, crid_node_leases TO crid_fleet;
@@ -154,6 +160,9 @@ for my $m (@members)
 	$m->append_conf('postgresql.conf', "crid.registry = '$both'\n");
 	$m->restart;
 }
+# (A restarted member reserves only after the second its mark names, which
+# may be the second ahead of the frozen clock the last blocks came from.)
+advance(2);
 $ids->add(mint($_, 3000)) for @members;
 $registry->wait_for_catchup($standby);
 
@@ -174,7 +183,7 @@ cmp_ok($standby->safe_psql('postgres', 'SELECT coalesce(max(next_seq), 0) FROM c
 my @after = map {
 	psql_start($_->connstr('postgres'), 'COPY (SELECT crid_next() FROM generate_series(1, 20000)) TO STDOUT')
 } @members;
-$standby->poll_query_until('postgres', "SELECT count(*) > 0 FROM crid_registry_state WHERE reason ~ 'timeline'")
+$standby->poll_query_until('postgres', "SELECT count(*) > 0 FROM crid_registry_state WHERE reason ~ 'and is system [0-9]+, timeline 2,'")
   or die 'no member reserved on the promoted standby';
 advance(4);
 $ids->add(psql_finish($_, 'a member after the failover')) for @after;
@@ -184,11 +193,12 @@ like($standby->safe_psql('postgres', 'SELECT reason FROM crid_registry_state'),
 is($a->safe_psql('postgres', 'SELECT state FROM crid_registry_status()'), 'serving', 'the members serve again');
 
 # --- crid_reserve on a registry server that preloads crid ----------------------
-# The fleet's registry here is database "postgres", which is also this
-# server's own crid.registry_database; a fleet whose registry is another
+# The fleet's registry here is database "postgres", not this server's own
+# crid.registry_database; a fleet whose registry is such a database
 # database is told how to reserve there.
 $standby->safe_psql('postgres', 'CREATE DATABASE fleet_two');
 $standby->safe_psql('fleet_two', 'CREATE EXTENSION crid');
+advance(4);    # past the seconds a new registry table refuses
 registry_open($standby, 'fleet_two');
 my ($ret, $out, $err) = $standby->psql('fleet_two', "SELECT crid_reserve(now() - interval '1 day', 10)");
 like($err, qr/set crid\.registry_database = 'fleet_two' here and restart/,
