@@ -30,6 +30,7 @@ AS $$
 #variable_conflict use_column
 DECLARE
     name text;
+    sysid text;
     current text;
     st crid_registry_state;
     now_ms bigint;
@@ -57,9 +58,15 @@ BEGIN
         RAISE EXCEPTION 'crid_registry_check: % is not a registry table', crid_registry_check.registry
             USING ERRCODE = '22023', DETAIL = 'A registry table has the columns ts bigint and next_seq bigint.';
     END IF;
+    -- The system identifier costs a read of pg_control: once per session
+    -- (a session never moves to another server).
+    sysid := current_setting('crid_registry.system_identifier', true);
+    IF coalesce(sysid, '') = '' THEN
+        SELECT s.system_identifier::text INTO sysid FROM pg_control_system() s;
+        PERFORM set_config('crid_registry.system_identifier', sysid, false);
+    END IF;
     SELECT format('%I.%I', n.nspname, c.relname),
-           format('system %s, timeline %s, relation %s file %s',
-                  (SELECT s.system_identifier FROM pg_control_system() s),
+           format('system %s, timeline %s, relation %s file %s', sysid,
                   ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::integer,
                   c.oid, pg_relation_filenode(c.oid))
       INTO name, current

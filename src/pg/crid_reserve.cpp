@@ -224,8 +224,8 @@ bool cover_mark(int64_t unix_s, int64_t sequence, registry::Failure &failure) {
 
 // One registry transaction, committed before anything of it is used: the
 // row check of the guard's last second (when the round moves to a later one
-// that crid_evict could not have deleted yet) and up to r.count blocks of
-// r.ts; then the guard's verdict on each, and the registry mark for the
+// that crid_evict could not have deleted yet) and one reservation of
+// r.count blocks of r.ts; then the guard's verdict on each block, and the registry mark for the
 // accepted ones before any is published. A remote registry gets the whole
 // transaction in one round trip.
 Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
@@ -240,11 +240,14 @@ Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
     check_sql(check, sizeof check, where->check);
     char ts_text[24], size_text[24], limit_text[24], row_ts_text[24], epoch_text[24];
     std::snprintf(ts_text, sizeof ts_text, "%lld", static_cast<long long>(r.ts));
-    std::snprintf(size_text, sizeof size_text, "%lld", static_cast<long long>(r.size));
-    std::snprintf(limit_text, sizeof limit_text, "%lld", static_cast<long long>(ids::sequence_space(l) - r.size));
+    // The round's blocks are one reservation of r.count blocks: one upsert,
+    // one pass of the registry's checks, however many blocks it takes.
+    const int64_t span = r.size * r.count;
+    std::snprintf(size_text, sizeof size_text, "%lld", static_cast<long long>(span));
+    std::snprintf(limit_text, sizeof limit_text, "%lld", static_cast<long long>(ids::sequence_space(l) - span));
     std::snprintf(epoch_text, sizeof epoch_text, "%lld", static_cast<long long>(l.epoch_unix_ms));
 
-    registry::Statement statements[2 + max_blocks_per_commit];
+    registry::Statement statements[3];
     int n = 0;
     registry::Statement &viewing = statements[n++];
     viewing.sql = check;
@@ -269,19 +272,17 @@ Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
         st.sink = int8_sink;
         st.context = &checked;
     }
-    Int8Row ends[max_blocks_per_commit];
-    for (int i = 0; i < r.count; ++i) {
-        registry::Statement &st = statements[n++];
-        st.sql = upsert;
-        st.nparams = 5;
-        st.params[0] = ts_text;
-        st.params[1] = size_text;
-        st.params[2] = limit_text;
-        st.params[3] = where->table;
-        st.params[4] = epoch_text;
-        st.sink = int8_sink;
-        st.context = &ends[i];
-    }
+    Int8Row end;
+    registry::Statement &upserting = statements[n++];
+    upserting.sql = upsert;
+    upserting.nparams = 5;
+    upserting.params[0] = ts_text;
+    upserting.params[1] = size_text;
+    upserting.params[2] = limit_text;
+    upserting.params[3] = where->table;
+    upserting.params[4] = epoch_text;
+    upserting.sink = int8_sink;
+    upserting.context = &end;
     r.sent_unix_ms = core::wall_clock_ns() / core::ns_per_ms;
     bool ran = registry::run(statements, n, true, failure);
     r.received_unix_ms = core::wall_clock_ns() / core::ns_per_ms;
@@ -301,11 +302,13 @@ Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
         if (r.row_missing)
             r.after.went_backwards();
     }
-    // A block that did not fit leaves the second full, and so would every
-    // block after it.
-    for (int i = 0; i < r.count && ends[i].found; ++i)
-        r.starts[r.got++] = ends[i].value - r.size;
-    r.second_full = r.got < r.count && r.view.allows(r.ts) && r.registry_epoch_ms == l.epoch_unix_ms;
+    // The reservation ends at end.value: its blocks, in order. One that did
+    // not fit leaves the second full for this round (the next takes a later
+    // second; the rest of this one is a gap).
+    if (end.found)
+        for (int i = 0; i < r.count; ++i)
+            r.starts[r.got++] = end.value - span + int64_t(i) * r.size;
+    r.second_full = !end.found && r.view.allows(r.ts) && r.registry_epoch_ms == l.epoch_unix_ms;
     bool any = false;
     for (int i = 0; i < r.got; ++i)
         any |= r.accepted[i] = r.after.accept(r.ts, r.starts[i], r.size);
