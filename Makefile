@@ -6,7 +6,7 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" crid.control)
 MODULE_big = crid
 
 CORE_SRCS = $(sort $(wildcard src/core/*.cpp))
-GLUE_SRCS = $(sort $(wildcard src/pg/*.cpp))
+GLUE_SRCS = $(sort $(wildcard src/pg/*/*.cpp))
 OBJS      = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
 
 # Versions. crid--0.1.0.sql is released and never edited; each release adds
@@ -65,6 +65,9 @@ override with_llvm := no
 # registry, linked as postgres_fdw links it.
 SHLIB_LINK_INTERNAL = $(libpq)
 PG_CPPFLAGS += -I$(libpq_srcdir)
+# The glue names its headers from src/pg (common/boundary.hpp) and the core's
+# from src (core/clock.hpp): a name says which room a file is in.
+PG_CPPFLAGS += -I$(srcdir)/src/pg -I$(srcdir)/src
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -129,7 +132,7 @@ core-test:
 bench:
 	@test/bench/report.sh
 format:
-	clang-format -i src/core/*.?pp src/pg/*.?pp test/core/*.?pp test/fuzz/*.?pp
+	clang-format -i src/core/*.?pp src/pg/*/*.?pp test/core/*.?pp test/fuzz/*.?pp test/module/*.?pp
 # Hardening: the libFuzzer targets of src/core for FUZZ_SECONDS each (make
 # test runs them for a fixed number of inputs), and the core unit tests under
 # AddressSanitizer, UndefinedBehaviorSanitizer and ThreadSanitizer.

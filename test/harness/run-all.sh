@@ -93,7 +93,7 @@ record "core" "$p" "$f" 0 "$(cat "$CRID_ROOT"/test/core/*.cpp | grep -c '^TEST('
 # One check: every C++ file as .clang-format lays it out (make format fixes it).
 log "clang-format"
 unformatted=0
-for file in "$CRID_ROOT"/src/core/*.?pp "$CRID_ROOT"/src/pg/*.?pp "$CRID_ROOT"/test/core/*.?pp \
+for file in "$CRID_ROOT"/src/core/*.?pp "$CRID_ROOT"/src/pg/*/*.?pp "$CRID_ROOT"/test/core/*.?pp \
     "$CRID_ROOT"/test/module/*.?pp "$CRID_ROOT"/test/fuzz/*.?pp; do
     clang-format --dry-run --Werror "$file" 2>/dev/null || { unformatted=1; echo "not formatted: $file"; }
 done

@@ -3,7 +3,7 @@
 // kind become ERRORs and leave the backend alive. It compiles crid's own
 // exception boundary (the very code crid.so runs) into a library that is
 // only installed for tests, so crid.so ships no test entry point.
-#include "../../src/pg/boundary.cpp"
+#include "../../src/pg/common/boundary.cpp"
 
 #include <stdexcept>
 #include <vector>

@@ -1,0 +1,62 @@
+// The generators that take a gene: uuid_generate_v7(gene, bits) and
+// crid_next(gene, bits). snowflake_next(node, gene) lives with its family
+// (the gene bits are a layout setting there). Not STRICT: a NULL gene or bits
+// is ERROR 22004, never a NULL id.
+#include "genes/gene_generators.hpp"
+
+#include "common/boundary.hpp"
+#include "blocks/crid_next.hpp"
+#include "blocks/crid_settings.hpp"
+#include "genes/gene_keys.hpp"
+#include "common/args.hpp"
+#include "uuidv7/uuidv7_source.hpp"
+
+#include "core/crid_layout.hpp"
+#include "core/gene.hpp"
+#include "core/uuidv7.hpp"
+
+using namespace crid;
+
+namespace crid::pg::gene {
+
+Datum mint_uuidv7(int32 gene, int32 bits) {
+    core::Uuid u = pg::guarded([&] {
+        core::BitField f =
+            core::gene::field(bits, "uuid_generate_v7", core::uuidv7::max_gene_bits,
+                              "The gene takes the place of random bits below the process slot; at most 10, "
+                              "so most stay random and ids of different servers stay apart.");
+        core::gene::check_gene(f, gene, "uuid_generate_v7");
+        return core::gene::put(pg::uuidv7::next(), f, uint64_t(gene));
+    });
+    pg::uuidv7::keep_high_water(u.high48());
+    return pg::uuid_datum(u);
+}
+
+int64_t mint_crid(int32 gene, int32 bits) {
+    const int64_t block_size = pg::crid_ids::block_size();
+    core::BitField f = pg::guarded([&] { return core::crid_ids::gene_field(bits, gene, block_size); });
+    return pg::crid_ids::next_id(&f, uint64_t(gene));
+}
+
+} // namespace crid::pg::gene
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(crid_uuid_generate_v7_gene);
+PG_FUNCTION_INFO_V1(crid_next_gene);
+
+// uuid_generate_v7(gene integer, bits integer)
+Datum crid_uuid_generate_v7_gene(PG_FUNCTION_ARGS) {
+    int32 gene = pg::gene::required_int32_arg(fcinfo, 0, "uuid_generate_v7", "the gene");
+    int32 bits = pg::gene::required_int32_arg(fcinfo, 1, "uuid_generate_v7", "the gene bits");
+    return pg::gene::mint_uuidv7(gene, bits);
+}
+
+// crid_next(gene integer, bits integer)
+Datum crid_next_gene(PG_FUNCTION_ARGS) {
+    int32 gene = pg::gene::required_int32_arg(fcinfo, 0, "crid_next", "the gene");
+    int32 bits = pg::gene::required_int32_arg(fcinfo, 1, "crid_next", "the gene bits");
+    PG_RETURN_INT64(pg::gene::mint_crid(gene, bits));
+}
+
+} // extern "C"

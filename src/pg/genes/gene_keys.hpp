@@ -1,0 +1,23 @@
+// Reading keys and arguments for shard genes, shared by the gene SQL
+// functions, the generators that take a gene and the trigger
+// crid_fill_id_with_gene. These ereport: call them before any C++ object is
+// alive.
+#pragma once
+
+#include "common/postgres_headers.hpp"
+
+namespace crid::pg::gene {
+
+// gene_of(key, bits) of a key Datum of type `type`: smallint, integer and
+// bigint keys by their low bits (two's complement), text and varchar keys by
+// MurmurHash3 of their UTF-8 bytes (converted from the database encoding when
+// that is not UTF-8), uuid keys by MurmurHash3 of their 16 bytes. ERROR 22023
+// for a key of another type or bits outside 1 to 31, naming `function`.
+int32 gene_of_datum(Datum key, Oid type, int32 bits, const char *function);
+
+// An integer argument of a generator, which must not be NULL: ERROR 22004
+// naming the function and the argument (a NULL would silently mint an id
+// without the gene the caller asked for).
+int32 required_int32_arg(FunctionCallInfo fcinfo, int n, const char *function, const char *name);
+
+} // namespace crid::pg::gene

@@ -1,0 +1,67 @@
+#include "marks/high_water_keeper.hpp"
+
+#include "marks/high_water.hpp"
+#include "module/shared_memory.hpp"
+
+extern "C" {
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "tcop/tcopprot.h"
+#include "storage/latch.h"
+#include "utils/wait_event.h"
+}
+
+#include <cstdio>
+
+namespace crid::pg::high_water {
+
+namespace {
+
+void forget_latch(int, Datum) {
+    if (SharedState *shared = shared_state())
+        shared->mark_keeper_latch = nullptr;
+}
+
+} // namespace
+
+void register_keeper() {
+    BackgroundWorker worker;
+    std::memset(&worker, 0, sizeof worker);
+    worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+    // It writes WAL (high_water_wal.hpp), which only a server out of
+    // recovery may; until then nothing mints either.
+    worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+    worker.bgw_restart_time = 1;
+    std::snprintf(worker.bgw_library_name, BGW_MAXLEN, "crid");
+    std::snprintf(worker.bgw_function_name, BGW_MAXLEN, "crid_high_water_keeper_main");
+    std::snprintf(worker.bgw_name, BGW_MAXLEN, "crid high-water keeper");
+    std::snprintf(worker.bgw_type, BGW_MAXLEN, "crid high-water keeper");
+    RegisterBackgroundWorker(&worker);
+}
+
+} // namespace crid::pg::high_water
+
+// Only PostgreSQL calls run here; a failed write is an ERROR that ends the
+// worker, and the postmaster starts it again a second later (meanwhile
+// minting backends write the mark themselves when they must).
+void crid_high_water_keeper_main(Datum) {
+    pqsignal(SIGHUP, SignalHandlerForConfigReload);
+    pqsignal(SIGTERM, die);
+    BackgroundWorkerUnblockSignals();
+    crid::pg::SharedState *shared = crid::pg::shared_state();
+    before_shmem_exit(crid::pg::high_water::forget_latch, 0);
+    shared->mark_keeper_latch = MyLatch;
+    for (;;) {
+        if (ConfigReloadPending) {
+            ConfigReloadPending = false;
+            ProcessConfigFile(PGC_SIGHUP);
+        }
+        crid::pg::high_water::move_ahead();
+        // A request sets the latch; the timeout covers one that came between
+        // move_ahead() and the wait.
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100, PG_WAIT_EXTENSION);
+        ResetLatch(MyLatch);
+        CHECK_FOR_INTERRUPTS();
+    }
+}

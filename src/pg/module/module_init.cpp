@@ -1,0 +1,45 @@
+// Module entry point: settings, and shared memory when preloaded.
+#include "common/postgres_headers.hpp"
+
+#include "blocks/crid_settings.hpp"
+#include "registry/registry_worker.hpp"
+#include "registry/registry_settings.hpp"
+#include "marks/high_water_keeper.hpp"
+#include "marks/high_water_wal.hpp"
+#include "module/shared_memory.hpp"
+#include "snowflake/snowflake_settings.hpp"
+#include "time/time_predicates.hpp"
+#include "uuidv7/uuidv7_source.hpp"
+
+extern "C" {
+
+PG_MODULE_MAGIC;
+
+void _PG_init(void);
+
+// Only PostgreSQL calls and functions that guard their own C++ run here. When
+// preloaded, a bad snowflake or crid layout is an ERROR here, which stops the server
+// start with a message naming the setting. History on disk that disagrees with
+// valid settings never does: it stops only the minting that depends on it
+// (high_water.hpp, registry_mark.hpp).
+void _PG_init(void) {
+    crid::pg::uuidv7::define_settings();
+    crid::pg::snowflake::define_settings();
+    crid::pg::crid_ids::define_settings();
+    crid::pg::fleet::define_settings();
+    crid::pg::time_predicates::init(process_shared_preload_libraries_in_progress);
+    MarkGUCPrefixReserved("crid");
+    if (process_shared_preload_libraries_in_progress) {
+        crid::pg::snowflake::load_server_layout();
+        crid::pg::snowflake::check_node_settings();
+        crid::pg::crid_ids::load_layout();
+        crid::pg::crid_ids::load_registry_table();
+        crid::pg::fleet::validate_at_start();
+        crid::pg::install_shared_memory_hooks();
+        crid::pg::crid_ids::register_worker();
+        crid::pg::high_water::register_keeper();
+        crid::pg::high_water_wal::register_rmgr();
+    }
+}
+
+} // extern "C"

@@ -1,0 +1,125 @@
+// crid_stats(): the counters of every generator of this server, one row per
+// (family, node, metric), so new families add rows rather than columns.
+#include "common/postgres_headers.hpp"
+
+#include "blocks/block_shared.hpp"
+#include "snowflake/node_fence.hpp"
+#include "module/shared_memory.hpp"
+
+extern "C" {
+#include "access/htup_details.h"
+}
+
+namespace {
+
+struct Metric {
+    const char *name;
+    pg_atomic_uint64 crid::pg::SnowflakeNodeSlot::*field;
+};
+
+constexpr Metric snowflake_metrics[] = {
+    {"ids", &crid::pg::SnowflakeNodeSlot::minted},
+    {"clock_waits", &crid::pg::SnowflakeNodeSlot::clock_waits},
+    {"clock_borrows", &crid::pg::SnowflakeNodeSlot::clock_borrows},
+    {"clock_refusals", &crid::pg::SnowflakeNodeSlot::clock_refusals},
+    {"exhaustion_waits", &crid::pg::SnowflakeNodeSlot::exhaustion_waits},
+};
+
+void put_row(ReturnSetInfo *rsinfo, const char *family, int node, const char *metric, uint64 value) {
+    Datum values[4] = {CStringGetTextDatum(family), Int32GetDatum(node), CStringGetTextDatum(metric),
+                       Int64GetDatum(int64(value))};
+    bool nulls[4] = {false, node < 0, false, false};
+    tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+} // namespace
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(crid_stats);
+
+// crid_stats() -> (family, node, metric, value); snowflake nodes that minted
+// nothing are left out. Empty when crid is not preloaded.
+//
+// snowflake family, with crid.registry set or crid.node_id = 'lease':
+// lease_node (the leased node, -1 none), lease_renewals, lease_acquisitions,
+// lease_losses, lease_failures, lease_refused (1 while a wanted node is held
+// by another live server), and lease_held = 1 for each node held.
+//
+// crid family: ids_served (ids of published blocks handed out; exact but for
+// tickets a backend stalled past a whole ring of blocks gave up),
+// blocks_reserved, ids_reserved, sync_waits (crid_next calls that found no
+// id and waited), wait_timeouts, registry_failures, registry_us_total /
+// registry_us_max (time of a reservation transaction), registry_regressions
+// (times the registry was seen to go backwards), registry_round_trips and
+// registry_last_us (every registry transaction: blocks, checks, leases),
+// registry_connected / registry_connects (a remote registry; crid_registry_status()
+// has its state and last error). State, 1 while a family
+// refuses to mint: snowflake layout_changed and high_water_damaged, uuidv7
+// high_water_damaged, crid registry_mark_damaged.
+Datum crid_stats(PG_FUNCTION_ARGS) {
+    InitMaterializedSRF(fcinfo, 0);
+    ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+    crid::pg::SharedState *shared = crid::pg::shared_state();
+    if (!shared)
+        return (Datum)0;
+    put_row(rsinfo, "snowflake", -1, "high_water_writes", pg_atomic_read_u64(&shared->snowflake_persists));
+    put_row(rsinfo, "snowflake", -1, "high_water_keeper_writes", pg_atomic_read_u64(&shared->mark_keeper_persists));
+    // 1 while the family refuses to mint (see high_water.hpp, registry_mark.hpp).
+    crid::pg::Refusal snowflake_refusal = crid::pg::Refusal(pg_atomic_read_u32(&shared->snowflake_refusal));
+    put_row(rsinfo, "snowflake", -1, "layout_changed", snowflake_refusal == crid::pg::Refusal::layout_changed);
+    put_row(rsinfo, "snowflake", -1, "high_water_damaged", snowflake_refusal == crid::pg::Refusal::mark_damaged);
+    put_row(rsinfo, "uuidv7", -1, "high_water_damaged",
+            pg_atomic_read_u32(&shared->uuidv7_refusal) == uint32(crid::pg::Refusal::mark_damaged));
+    crid::pg::SnowflakeNodeSlot *slots = crid::pg::snowflake_slots();
+    for (int64_t n = 0; n < crid::pg::snowflake_slot_count(); ++n) {
+        crid::pg::SnowflakeNodeSlot &slot = slots[n];
+        if (pg_atomic_read_u64(&slot.minted) == 0 && pg_atomic_read_u64(&slot.clock_refusals) == 0)
+            continue;
+        for (const Metric &m : snowflake_metrics)
+            put_row(rsinfo, "snowflake", int(n), m.name, pg_atomic_read_u64(&(slot.*m.field)));
+    }
+    // Snowflake node leases, on a server that mints only for nodes it holds
+    // (crid.registry set, or crid.node_id = 'lease').
+    crid::pg::lease::LeaseShared *leases = crid::pg::lease::shared();
+    if (leases && pg_atomic_read_u32(&leases->fenced)) {
+        uint32 node = pg_atomic_read_u32(&leases->leased_node);
+        put_row(rsinfo, "snowflake", -1, "lease_node", node == crid::pg::lease::no_node ? uint64(-1) : node);
+        put_row(rsinfo, "snowflake", -1, "lease_renewals", pg_atomic_read_u64(&leases->renewals));
+        put_row(rsinfo, "snowflake", -1, "lease_acquisitions", pg_atomic_read_u64(&leases->acquisitions));
+        put_row(rsinfo, "snowflake", -1, "lease_losses", pg_atomic_read_u64(&leases->losses));
+        put_row(rsinfo, "snowflake", -1, "lease_failures", pg_atomic_read_u64(&leases->failures));
+        SpinLockAcquire(&leases->lock);
+        bool refused = leases->refused[0] != '\0';
+        SpinLockRelease(&leases->lock);
+        put_row(rsinfo, "snowflake", -1, "lease_refused", refused);
+        for (int64_t n = 0; n < crid::pg::lease::max_nodes; ++n)
+            if (crid::pg::lease::held(leases, n))
+                put_row(rsinfo, "snowflake", int(n), "lease_held", 1);
+    }
+    crid::pg::crid_ids::CridShared *blocks = crid::pg::crid_ids::shared();
+    uint64 reserved = pg_atomic_read_u64(&blocks->ids_reserved);
+    uint64 unserved = blocks->server.remaining();
+    put_row(rsinfo, "crid", -1, "ids_served", reserved > unserved ? reserved - unserved : 0);
+    put_row(rsinfo, "crid", -1, "blocks_reserved", pg_atomic_read_u64(&blocks->blocks_reserved));
+    put_row(rsinfo, "crid", -1, "ids_reserved", reserved);
+    put_row(rsinfo, "crid", -1, "ids_unserved", unserved);
+    put_row(rsinfo, "crid", -1, "reserve_target", pg_atomic_read_u64(&blocks->wake_below));
+    put_row(rsinfo, "crid", -1, "sync_waits", pg_atomic_read_u64(&blocks->sync_waits));
+    put_row(rsinfo, "crid", -1, "wait_timeouts", pg_atomic_read_u64(&blocks->wait_timeouts));
+    put_row(rsinfo, "crid", -1, "registry_commits", pg_atomic_read_u64(&blocks->registry_commits));
+    put_row(rsinfo, "crid", -1, "registry_failures", pg_atomic_read_u64(&blocks->registry_failures));
+    put_row(rsinfo, "crid", -1, "registry_us_total", pg_atomic_read_u64(&blocks->registry_us_total));
+    put_row(rsinfo, "crid", -1, "registry_us_max", pg_atomic_read_u64(&blocks->registry_us_max));
+    put_row(rsinfo, "crid", -1, "registry_regressions", pg_atomic_read_u64(&blocks->registry_regressions));
+    put_row(rsinfo, "crid", -1, "registry_round_trips", pg_atomic_read_u64(&blocks->registry_round_trips));
+    put_row(rsinfo, "crid", -1, "registry_last_us", pg_atomic_read_u64(&blocks->registry_last_us));
+    // A remote registry (crid.registry): 1 while connected, connections made.
+    put_row(rsinfo, "crid", -1, "registry_connected", pg_atomic_read_u32(&blocks->registry_connected));
+    put_row(rsinfo, "crid", -1, "registry_connects", pg_atomic_read_u64(&blocks->registry_connects));
+    put_row(rsinfo, "crid", -1, "registry_mark_damaged",
+            pg_atomic_read_u32(&blocks->mark_refusal) == uint32(crid::pg::Refusal::mark_damaged));
+    return (Datum)0;
+}
+
+} // extern "C"

@@ -1,0 +1,607 @@
+#include "registry/lease_rounds.hpp"
+
+#include "blocks/block_shared.hpp"
+#include "registry/registry_settings.hpp"
+#include "marks/high_water.hpp"
+#include "snowflake/node_fence.hpp"
+#include "registry/registry_link.hpp"
+#include "snowflake/snowflake_settings.hpp"
+
+#include "core/clock.hpp"
+#include "core/lease.hpp"
+#include "core/time_units.hpp"
+
+extern "C" {
+#include "access/xlog.h"
+#include "postmaster/postmaster.h"
+}
+
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <unistd.h>
+
+namespace crid::pg::lease {
+
+namespace {
+
+int64_t next_due_ns = 0;
+int64_t failures = 0;
+char logged_failure[sizeof registry::Failure::message] = ""; // the last failure logged, so a repeated one is said once
+
+core::lease::Timing timing() { return core::lease::Timing{fleet::lease_ttl_ms()}; }
+
+// Parameters of the lease statements, each statement taking the first n
+// (PostgreSQL refuses a parameter a statement does not use, its type
+// unknown): $1/$2 the wanted node ranges (first[], last[]), $3 this server
+// for people, $4 its token, $5 the bound written into held rows, $6 the TTL
+// in ms, $7 the kind, $8 the registry table, $9 the takeover delay in ms,
+// $10 a picked node.
+constexpr size_t ranges_text = core::lease::Ranges::max_ranges * 7 + 3;
+struct Params {
+    char first[ranges_text], last[ranges_text];
+    char holder[256], token[24], bound[24], ttl[24], kind[8], delay[24], picked[16] = "";
+    const char *values[10];
+    void fill(const core::lease::Ranges &r, const LeaseShared *s, int64_t bound_ms, const core::lease::Timing &t,
+              bool lease_mode, const char *table) {
+        size_t a = 0, b = 0;
+        a += std::snprintf(first + a, sizeof first - a, "{");
+        b += std::snprintf(last + b, sizeof last - b, "{");
+        for (int i = 0; i < r.count; ++i) {
+            a += std::snprintf(first + a, sizeof first - a, "%s%d", i ? "," : "", r.first[i]);
+            b += std::snprintf(last + b, sizeof last - b, "%s%d", i ? "," : "", r.last[i]);
+        }
+        std::snprintf(first + a, sizeof first - a, "}");
+        std::snprintf(last + b, sizeof last - b, "}");
+        std::snprintf(holder, sizeof holder, "%s", s->holder);
+        std::snprintf(token, sizeof token, "%s", s->token);
+        std::snprintf(bound, sizeof bound, "%lld", static_cast<long long>(bound_ms));
+        std::snprintf(ttl, sizeof ttl, "%lld", static_cast<long long>(t.ttl_ms));
+        std::snprintf(kind, sizeof kind, "%s", lease_mode ? "lease" : "static");
+        std::snprintf(delay, sizeof delay, "%lld", static_cast<long long>(t.takeover_delay_ms()));
+        const char *all[10] = {first, last, holder, token, bound, ttl, kind, table, delay, picked};
+        std::memcpy(values, all, sizeof values);
+    }
+    void use(registry::Statement &st, int n) const {
+        st.nparams = n;
+        std::memcpy(st.params, values, size_t(n) * sizeof(char *));
+    }
+};
+
+// SQL of the lease statements, for the lease table `%1$s`. A row is this
+// server's only when it carries this server's token ($4): a clone or a
+// restarted server with the same host, port and data directory is another
+// holder.
+// clang-format off
+#define IN_RANGES(col)                                                                                 \
+    "EXISTS (SELECT FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.int4[]),"                        \
+    " pg_catalog.unnest($2::pg_catalog.int4[])) r(lo, hi)"                                             \
+    " WHERE " col " OPERATOR(pg_catalog.>=) r.lo AND " col " OPERATOR(pg_catalog.<=) r.hi)"
+#define LEASE_UNTIL                                                                                    \
+    "pg_catalog.now() OPERATOR(pg_catalog.+)"                                                          \
+    " ($6::pg_catalog.float8 OPERATOR(pg_catalog.*) '1 millisecond'::pg_catalog.interval)"
+#define UNTIL_MS(col)                                                                                  \
+    "(pg_catalog.date_part('epoch', " col ") OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8"
+
+// Static nodes, step 1: lock the wanted rows of other holders and show them
+// (so step 2 sees them unchanged and the refusal can name their holders);
+// $3 this server's token.
+constexpr const char *lock_sql =
+    "SELECT l.node, l.holder, " UNTIL_MS("l.lease_until") ","
+    " l.lease_until OPERATOR(pg_catalog.>=) pg_catalog.now() AS live"
+    " FROM %1$s l WHERE " IN_RANGES("l.node") " AND l.token OPERATOR(pg_catalog.<>) $3"
+    " ORDER BY l.node FOR UPDATE";
+
+// Lease mode, step 1: a row this server holds or whose lease lapsed, locked
+// (another server leasing at once takes another one); the rows of this
+// server's earlier starts (same holder) first, so a restarted server keeps
+// its node when it can.
+constexpr const char *pick_sql =
+    "SELECT l.node FROM %1$s l WHERE " IN_RANGES("l.node")
+    " AND (l.lease_until OPERATOR(pg_catalog.<) pg_catalog.now() OR l.token OPERATOR(pg_catalog.=) $4)"
+    " ORDER BY l.token OPERATOR(pg_catalog.=) $4 DESC, l.holder OPERATOR(pg_catalog.=) $3 DESC, l.node"
+    " LIMIT 1 FOR UPDATE SKIP LOCKED";
+
+// Lease mode, step 1 too: how many wanted nodes other live servers hold,
+// for a message that tells how things stand ($3 this server's token).
+constexpr const char *live_sql =
+    "SELECT pg_catalog.count(*) FROM %1$s l WHERE " IN_RANGES("l.node")
+    " AND l.lease_until OPERATOR(pg_catalog.>=) pg_catalog.now() AND l.token OPERATOR(pg_catalog.<>) $3";
+
+// Step 2: take nodes. Each row returned is a node taken, and the bound its
+// previous holder wrote (NULL when it was this server, or nobody), which the
+// new holder starts above. The rows were locked in step 1, so `prev` reads
+// them as they are. `%2$s` picks the nodes, `%3$s` is the continuity check.
+//
+// mint_from is when the new holder may mint on the node: at once after a
+// holder whose lease lapsed, but a takeover delay later when the earlier
+// holder cannot be shown to have stopped (core/lease.hpp): the node had no
+// row, or the registry's table changed less than the delay ago, so a lapsed
+// row may be one that missed renewals. A row that was this server's keeps
+// its mint_from.
+#define TAKEOVER_DELAY "($9::pg_catalog.float8 OPERATOR(pg_catalog.*) '1 millisecond'::pg_catalog.interval)"
+constexpr const char *take_sql =
+    "WITH wanted AS (%2$s),"
+    " prev AS (SELECT l.node, l.token, l.high_water_ms FROM %1$s l"
+    "  JOIN wanted w ON w.n OPERATOR(pg_catalog.=) l.node),"
+    " changed AS (SELECT c.changed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) " TAKEOVER_DELAY
+    ") AS recently FROM %3$s($8::pg_catalog.regclass) c),"
+    " took AS (INSERT INTO %1$s AS l (node, holder, token, kind, lease_until, high_water_ms, renewed_at, mint_from)"
+    "  SELECT w.n, $3, $4, $7, " LEASE_UNTIL ", $5::pg_catalog.int8, pg_catalog.now(),"
+    "  pg_catalog.now() OPERATOR(pg_catalog.+) " TAKEOVER_DELAY " FROM wanted w"
+    "  ON CONFLICT (node) DO UPDATE SET holder = EXCLUDED.holder, token = EXCLUDED.token, kind = EXCLUDED.kind,"
+    "  lease_until = EXCLUDED.lease_until, renewed_at = EXCLUDED.renewed_at,"
+    "  high_water_ms = GREATEST(l.high_water_ms, EXCLUDED.high_water_ms),"
+    "  mint_from = CASE WHEN l.token OPERATOR(pg_catalog.=) $4 THEN l.mint_from"
+    "                   WHEN (SELECT recently FROM changed) THEN EXCLUDED.mint_from ELSE pg_catalog.now() END"
+    "  WHERE l.lease_until OPERATOR(pg_catalog.<) pg_catalog.now() OR l.token OPERATOR(pg_catalog.=) $4"
+    "  RETURNING l.node)"
+    " SELECT t.node,"
+    " CASE WHEN p.node IS NULL OR p.token OPERATOR(pg_catalog.=) $4 THEN NULL ELSE p.high_water_ms END"
+    " FROM took t LEFT JOIN prev p ON p.node OPERATOR(pg_catalog.=) t.node";
+
+// The nodes step 2 takes: every wanted node (static), the row picked in
+// step 1 (lease, $10 is its node), or the first node nobody has a row for.
+constexpr const char *all_wanted =
+    "SELECT g.n FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.int4[]),"
+    " pg_catalog.unnest($2::pg_catalog.int4[])) r(lo, hi), pg_catalog.generate_series(r.lo, r.hi) g(n)";
+constexpr const char *picked = "SELECT $10::pg_catalog.int4 AS n WHERE " IN_RANGES("$10::pg_catalog.int4");
+constexpr const char *first_free =
+    "SELECT g.n FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.int4[]),"
+    " pg_catalog.unnest($2::pg_catalog.int4[])) r(lo, hi), pg_catalog.generate_series(r.lo, r.hi) g(n)"
+    " WHERE NOT EXISTS (SELECT FROM %1$s x WHERE x.node OPERATOR(pg_catalog.=) g.n) ORDER BY g.n LIMIT 1";
+
+// Every round: renew what this server holds of the wanted nodes, writing its
+// bound; the rows returned are what it holds until lease_until, and how
+// long it must still wait before minting on each (its mint_from).
+constexpr const char *renew_sql =
+    "UPDATE %1$s l SET lease_until = " LEASE_UNTIL ", renewed_at = pg_catalog.now(), holder = $3,"
+    " high_water_ms = GREATEST(l.high_water_ms, $5::pg_catalog.int8)"
+    " WHERE l.token OPERATOR(pg_catalog.=) $4 AND " IN_RANGES("l.node")
+    " RETURNING l.node, " UNTIL_MS("l.lease_until") ","
+    " GREATEST(pg_catalog.ceil(pg_catalog.date_part('epoch', l.mint_from OPERATOR(pg_catalog.-) pg_catalog.now())"
+    "  OPERATOR(pg_catalog.*) 1000), 0)::pg_catalog.int8";
+
+// At a planned exit: every row of this server lapses now, its bound lowered
+// to what this server really minted ($2; $1 is its token), so the next holder (this server
+// started again, say) takes the node at once and without a jump ahead.
+constexpr const char *release_sql =
+    "UPDATE %1$s l SET lease_until = pg_catalog.now(), high_water_ms = $2::pg_catalog.int8"
+    " WHERE l.token OPERATOR(pg_catalog.=) $1";
+
+// clang-format on
+
+// Rows of the statements, as plain bytes.
+struct Taken {
+    int count = 0;
+    int32 node[64];
+    int64 raise_to[64]; // -1: nothing to raise
+};
+void taken_sink(void *context, int columns, const char *const *v) noexcept {
+    auto *t = static_cast<Taken *>(context);
+    if (columns < 2 || !v[0] || t->count >= 64)
+        return;
+    t->node[t->count] = int32(std::strtol(v[0], nullptr, 10));
+    t->raise_to[t->count] = v[1] ? std::strtoll(v[1], nullptr, 10) : -1;
+    ++t->count;
+}
+
+struct Locked {
+    int live_others = 0;
+    char refused[512] = "";
+};
+void locked_sink(void *context, int columns, const char *const *v) noexcept {
+    auto *l = static_cast<Locked *>(context);
+    if (columns < 4 || !v[0] || !v[3] || v[3][0] != 't')
+        return;
+    if (l->live_others++ == 0) {
+        pg_time_t t = pg_time_t(std::strtoll(v[2] ? v[2] : "0", nullptr, 10) / 1000);
+        char until[64];
+        pg_strftime(until, sizeof until, "%Y-%m-%d %H:%M:%S UTC", pg_gmtime(&t));
+        std::snprintf(l->refused, sizeof l->refused,
+                      "Node %s is held by another live server, %s, whose lease runs until %s.", v[0], v[1] ? v[1] : "?",
+                      until);
+    }
+}
+
+struct Picked {
+    bool found = false;
+    char node[16] = "";
+    int64 live_others = 0;
+};
+void picked_sink(void *context, int columns, const char *const *v) noexcept {
+    auto *p = static_cast<Picked *>(context);
+    if (columns < 1 || !v[0])
+        return;
+    p->found = true;
+    std::snprintf(p->node, sizeof p->node, "%s", v[0]);
+}
+void live_sink(void *context, int columns, const char *const *v) noexcept {
+    if (columns >= 1 && v[0])
+        static_cast<Picked *>(context)->live_others = std::strtoll(v[0], nullptr, 10);
+}
+
+struct Renewed {
+    int count = 0;
+    int64 lease_until_ms = 0;
+    uint32 bits[max_nodes / 32] = {};    // renewed
+    uint32 waiting[max_nodes / 32] = {}; // ... but not to be minted on yet
+    int64 wait_ms = INT64_MAX;           // the least wait of those
+    int32 waiting_node = -1;             // ... and its node
+};
+void renewed_sink(void *context, int columns, const char *const *v) noexcept {
+    auto *r = static_cast<Renewed *>(context);
+    if (columns < 3 || !v[0])
+        return;
+    long node = std::strtol(v[0], nullptr, 10);
+    if (node < 0 || node >= max_nodes)
+        return;
+    r->bits[node >> 5] |= 1u << (node & 31);
+    ++r->count;
+    if (v[1])
+        r->lease_until_ms = std::strtoll(v[1], nullptr, 10);
+    int64 wait = v[2] ? std::strtoll(v[2], nullptr, 10) : 0;
+    if (wait > 0) {
+        r->waiting[node >> 5] |= 1u << (node & 31);
+        if (wait < r->wait_ms) {
+            r->wait_ms = wait;
+            r->waiting_node = int32(node);
+        }
+    }
+}
+
+void set_text(char *field, size_t size, const char *text) {
+    LeaseShared *s = shared();
+    SpinLockAcquire(&s->lock);
+    std::snprintf(field, size, "%s", text);
+    SpinLockRelease(&s->lock);
+}
+
+// This server as lease rows name it for people, once per worker process.
+void name_holder() {
+    LeaseShared *s = shared();
+    if (s->holder[0])
+        return;
+    char host[128] = "localhost";
+    if (gethostname(host, sizeof host - 1) != 0)
+        std::snprintf(host, sizeof host, "localhost");
+    char text[sizeof s->holder];
+    std::snprintf(text, sizeof text, "%s:%d %s (system %llu)", host, PostPortNumber, DataDir,
+                  static_cast<unsigned long long>(GetSystemIdentifier()));
+    set_text(s->holder, sizeof s->holder, text);
+}
+
+bool fail(const registry::Failure &failure) {
+    LeaseShared *s = shared();
+    pg_atomic_fetch_add_u64(&s->failures, 1);
+    ++failures;
+    next_due_ns = core::monotonic_ns() + timing().retry_ms(failures) * core::ns_per_ms;
+    set_text(s->failure, sizeof s->failure, failure.message);
+    // A registry that cannot be reached is the worker's state, whichever
+    // round found it out.
+    if (failure.lost)
+        registry::report_failure(failure);
+    if (std::strncmp(logged_failure, failure.message, sizeof logged_failure - 1) != 0) {
+        std::snprintf(logged_failure, sizeof logged_failure, "%s", failure.message);
+        ereport(LOG, (errmsg("crid: could not take or renew snowflake node leases: %s", failure.message),
+                      errdetail("Minting on leased nodes stops once %lld ms have passed since the last renewal; "
+                                "the worker retries.",
+                                static_cast<long long>(timing().window_ms()))));
+    }
+    return false;
+}
+
+// Raises a taken node's generator word above `to_ms`; false (the node is
+// not used) when the mark cannot be written.
+bool raise(int32 node, int64 to_ms, registry::Failure &failure) {
+    if (to_ms < 0)
+        return true;
+    struct Raise {
+        int32 node;
+        int64 to_ms;
+    } r{node, to_ms};
+    return registry::run_catching(
+        [](void *p) { high_water::raise_node_above(static_cast<Raise *>(p)->node, static_cast<Raise *>(p)->to_ms); },
+        &r, failure);
+}
+
+// Clears held nodes that are not in `keep` (those the round renewed, or
+// every node), counting and logging the ones lost to another server.
+void drop_held_except(const uint32 *keep, bool lost) {
+    LeaseShared *s = shared();
+    for (int w = 0; w < max_nodes / 32; ++w) {
+        uint32 held_bits = pg_atomic_read_u32(&s->held[w]);
+        uint32 gone = held_bits & ~(keep ? keep[w] : 0u);
+        if (!gone)
+            continue;
+        pg_atomic_write_u32(&s->held[w], held_bits & ~gone);
+        for (int b = 0; b < 32; ++b)
+            if (lost && (gone >> b) & 1) {
+                pg_atomic_fetch_add_u64(&s->losses, 1);
+                ereport(WARNING, (errmsg("crid: snowflake node %d is no longer held by this server", w * 32 + b),
+                                  errdetail("Its lease row in crid_node_leases is gone or belongs to another server."),
+                                  errhint("This server mints no more ids for that node.")));
+            }
+    }
+    uint32 leased = pg_atomic_read_u32(&s->leased_node);
+    if (leased != no_node && !held(s, leased))
+        pg_atomic_write_u32(&s->leased_node, no_node);
+}
+
+// One lease round: what is wanted, and what the round found and did.
+struct Round {
+    bool lease_mode = false;
+    core::lease::Timing t;
+    core::lease::Ranges want;
+    uint32 wanted_bits[max_nodes / 32] = {};
+    bool all_held = true;
+    bool hold_one = false; // lease mode, a node already held
+    int64_t t0 = 0;        // monotonic time the round was sent
+    int64_t wall_ms = 0;   // wall clock then
+    int64_t bound = 0;     // the bound written into held rows
+    Params p;
+    Picked pick;
+    Taken taken;
+    Locked locked;
+    Renewed renewed;
+};
+
+// What is wanted this round; false when nothing is (nodes no longer wanted
+// after a reload are not minted for from now, and left to lapse).
+bool plan(Round &r) {
+    LeaseShared *s = shared();
+    r.lease_mode = snowflake::node_id_is_lease();
+    r.t = timing();
+    const core::snowflake::Layout &layout = snowflake::server_layout();
+    r.want = core::lease::wanted(r.lease_mode, snowflake::static_node_id(), snowflake::allowed_node_set(),
+                                 core::snowflake::max_node(layout), snowflake::backfill_node());
+    for (int i = 0; i < r.want.count; ++i)
+        for (int64_t n = r.want.first[i]; n <= r.want.last[i]; ++n) {
+            r.wanted_bits[n >> 5] |= 1u << (n & 31);
+            r.all_held &= held(s, n);
+        }
+    drop_held_except(r.wanted_bits, false);
+    r.hold_one = r.lease_mode && pg_atomic_read_u32(&s->leased_node) != no_node;
+    if (r.want.count == 0)
+        return false;
+    r.t0 = core::monotonic_ns();
+    r.wall_ms = core::wall_clock_ns() / core::ns_per_ms;
+    r.bound =
+        core::lease::bound_ms(r.t, r.wall_ms, high_water::current_mark_ms(), snowflake::current_policy().borrow_ms);
+    return true;
+}
+
+// Lease mode without a node: the first round trip locks a lapsed (or own)
+// row, counting the live ones.
+bool pick(Round &r, const registry::Location &where, registry::Failure &failure) {
+    char pick[1024], live[1024];
+    std::snprintf(pick, sizeof pick, pick_sql, where.leases);
+    std::snprintf(live, sizeof live, live_sql, where.leases);
+    registry::Statement st[2];
+    st[0].sql = pick;
+    r.p.use(st[0], 4);
+    st[0].sink = picked_sink;
+    st[0].context = &r.pick;
+    st[1].sql = live;
+    r.p.use(st[1], 3);
+    st[1].params[2] = r.p.token;
+    st[1].sink = live_sink;
+    st[1].context = &r.pick;
+    if (!registry::run(st, 2, false, failure))
+        return false;
+    std::snprintf(r.p.picked, sizeof r.p.picked, "%s", r.pick.found ? r.pick.node : "");
+    return true;
+}
+
+// The statements of the round, committed together: the lock of step 1
+// (static nodes), the take, the renewal.
+bool statements(Round &r, const registry::Location &where, registry::Failure &failure) {
+    char lock[2048], take_nodes[1024], take[6144], renew[2048];
+    registry::Statement st[3];
+    int n = 0;
+    take_nodes[0] = '\0';
+    if (r.lease_mode && !r.hold_one) {
+        if (r.pick.found)
+            std::snprintf(take_nodes, sizeof take_nodes, "%s", picked);
+        else
+            std::snprintf(take_nodes, sizeof take_nodes, first_free, where.leases);
+    } else if (!r.lease_mode && !r.all_held) {
+        std::snprintf(lock, sizeof lock, lock_sql, where.leases);
+        st[n].sql = lock;
+        r.p.use(st[n], 3);
+        st[n].params[2] = r.p.token;
+        st[n].sink = locked_sink;
+        st[n++].context = &r.locked;
+        std::snprintf(take_nodes, sizeof take_nodes, "%s", all_wanted);
+    }
+    if (take_nodes[0]) {
+        std::snprintf(take, sizeof take, take_sql, where.leases, take_nodes, where.check);
+        st[n].sql = take;
+        r.p.use(st[n], r.lease_mode && r.pick.found ? 10 : 9);
+        st[n].sink = taken_sink;
+        st[n++].context = &r.taken;
+    }
+    std::snprintf(renew, sizeof renew, renew_sql, where.leases);
+    st[n].sql = renew;
+    r.p.use(st[n], 6);
+    st[n].sink = renewed_sink;
+    st[n++].context = &r.renewed;
+    return registry::run(st, n, true, failure);
+}
+
+// Nodes taken over start above the bound their previous holder wrote.
+void raise_taken(Round &r) {
+    registry::Failure failure;
+    for (int i = 0; i < r.taken.count; ++i)
+        if (!raise(r.taken.node[i], r.taken.raise_to[i], failure)) {
+            int32 node = r.taken.node[i];
+            r.renewed.bits[node >> 5] &= ~(1u << (node & 31));
+            fail(failure);
+        }
+}
+
+// After the commit: publish what is safely held now, and until when.
+bool apply(Round &r) {
+    LeaseShared *s = shared();
+    registry::Failure failure;
+    raise_taken(r);
+    // A node renewed but still in its takeover delay is held in the registry
+    // and not minted on yet.
+    int64_t now = core::monotonic_ns();
+    int64_t soonest_ns = r.renewed.waiting_node >= 0 ? r.t0 + r.renewed.wait_ms * core::ns_per_ms : INT64_MAX;
+    int32 waiting_node = r.renewed.waiting_node;
+    uint32 usable[max_nodes / 32];
+    for (int w = 0; w < max_nodes / 32; ++w)
+        usable[w] = r.renewed.bits[w] & ~r.renewed.waiting[w];
+    if (r.renewed.count > 0) {
+        pg_atomic_write_u64(&s->valid_until_ns, uint64(r.t0 + r.t.window_ms() * core::ns_per_ms));
+        pg_atomic_write_u64(&s->renewed_at_ns, uint64(r.t0));
+        pg_atomic_fetch_add_u64(&s->renewals, 1);
+    }
+    pg_write_barrier();
+    drop_held_except(r.renewed.bits, true);
+    for (int w = 0; w < max_nodes / 32; ++w)
+        if (usable[w])
+            pg_atomic_fetch_or_u32(&s->held[w], usable[w]);
+    for (int i = 0; i < r.taken.count; ++i) {
+        pg_atomic_fetch_add_u64(&s->acquisitions, 1);
+        int32 node = r.taken.node[i];
+        if ((r.renewed.bits[node >> 5] >> (node & 31)) & 1)
+            ereport(LOG, (errmsg("crid: snowflake node %d is %s by this server", node,
+                                 r.lease_mode ? "leased" : "registered"),
+                          (r.renewed.waiting[node >> 5] >> (node & 31)) & 1
+                              ? errdetail("Its earlier holder cannot be shown to have stopped, so this server mints "
+                                          "on it once any lease of that holder could have lapsed.")
+                          : r.taken.raise_to[i] >= 0
+                              ? errdetail("Its ids start above %lld ms, the bound its previous holder wrote.",
+                                          static_cast<long long>(r.taken.raise_to[i]))
+                              : 0));
+    }
+    char waiting[sizeof s->waiting] = "";
+    if (waiting_node >= 0)
+        std::snprintf(waiting, sizeof waiting,
+                      "Node %d is this server's in the registry, but an earlier holder of it may still mint until "
+                      "its lease lapses: minting on it starts in %lld ms.",
+                      waiting_node, static_cast<long long>((soonest_ns - now) / core::ns_per_ms));
+    set_text(s->waiting, sizeof s->waiting, waiting);
+    if (r.lease_mode) {
+        uint32 node = no_node;
+        bool any_renewed = false;
+        for (int w = 0; w < max_nodes / 32 && node == no_node; ++w) {
+            any_renewed |= r.renewed.bits[w] != 0;
+            if (usable[w])
+                node = uint32(w * 32 + __builtin_ctz(usable[w]));
+        }
+        pg_atomic_write_u32(&s->leased_node, node);
+        if (node == no_node && !any_renewed && waiting_node < 0) {
+            // Say how things stand: every node taken, or a race lost.
+            if (r.pick.live_others >= r.want.size())
+                registry::set_failure(failure, 0,
+                                      "every one of the %lld nodes of crid.snowflake_nodes is leased by another "
+                                      "live server",
+                                      static_cast<long long>(r.want.size()));
+            else
+                registry::set_failure(failure, 0,
+                                      "another server took the node this one tried to lease at the same moment "
+                                      "(%lld of the %lld nodes of crid.snowflake_nodes are leased by other live "
+                                      "servers); trying again",
+                                      static_cast<long long>(r.pick.live_others),
+                                      static_cast<long long>(r.want.size()));
+            return fail(failure);
+        }
+    }
+    SpinLockAcquire(&s->lock);
+    s->lease_until_ms = r.renewed.lease_until_ms;
+    s->failure[0] = '\0';
+    if (!r.lease_mode && (r.locked.live_others > 0 || r.all_held))
+        std::snprintf(s->refused, sizeof s->refused, "%s", r.locked.refused);
+    SpinLockRelease(&s->lock);
+    failures = 0;
+    logged_failure[0] = '\0';
+    // A static node another server holds is tried again at each renewal; a
+    // node in its takeover delay is looked at again when the delay ends.
+    next_due_ns = r.t0 + r.t.renew_every_ms() * core::ns_per_ms;
+    if (soonest_ns < next_due_ns)
+        next_due_ns = soonest_ns;
+    return true;
+}
+
+// One lease round: plan, find the registry, [pick,] the statements, apply.
+bool round(Round &r) {
+    registry::Failure failure;
+    if (!plan(r)) {
+        next_due_ns = core::monotonic_ns() + r.t.renew_every_ms() * core::ns_per_ms;
+        return true;
+    }
+    const registry::Location *where = registry::located(failure);
+    if (!where)
+        return fail(failure);
+    r.p.fill(r.want, shared(), r.bound, r.t, r.lease_mode, where->table);
+    if (r.lease_mode && !r.hold_one && !pick(r, *where, failure))
+        return fail(failure);
+    if (!statements(r, *where, failure))
+        return fail(failure);
+    registry::report_reached();
+    return apply(r);
+}
+
+} // namespace
+
+bool active() { return fleet::remote() || snowflake::node_id_is_lease(); }
+
+int64_t due_ns() { return active() ? next_due_ns : INT64_MAX; }
+
+bool tick() {
+    LeaseShared *s = shared();
+    if (!active()) {
+        if (pg_atomic_read_u32(&s->fenced)) {
+            pg_atomic_write_u32(&s->fenced, 0);
+            drop_held_except(nullptr, false);
+        }
+        return true;
+    }
+    pg_atomic_write_u32(&s->fenced, 1);
+    if (core::monotonic_ns() < next_due_ns)
+        return true;
+    name_holder();
+    // The round's bookkeeping holds bitmaps of every node: too big for the
+    // worker's stack.
+    Round *r = new (palloc0(sizeof(Round))) Round();
+    bool ok = round(*r);
+    pfree(r);
+    return ok;
+}
+
+void release() {
+    LeaseShared *s = shared();
+    if (!s || !active() || !s->holder[0])
+        return;
+    // Fence first: from here no backend returns an id of a node it did not
+    // claim before, and every claimed id is at most the bound read next.
+    drop_held_except(nullptr, false);
+    pg_atomic_write_u64(&s->valid_until_ns, 0);
+    pg_memory_barrier();
+    int64_t bound = high_water::current_mark_ms();
+    for (int64_t node = 0; node < max_nodes; ++node) {
+        int64_t last = high_water::node_last_unix_ms(node);
+        if (last > bound)
+            bound = last;
+    }
+    registry::Failure failure;
+    const registry::Location *where = registry::located(failure);
+    if (!where)
+        return;
+    char release[1024], bound_text[24];
+    std::snprintf(release, sizeof release, release_sql, where->leases);
+    std::snprintf(bound_text, sizeof bound_text, "%lld", static_cast<long long>(bound + 1));
+    registry::Statement st;
+    st.sql = release;
+    st.nparams = 2;
+    st.params[0] = s->token;
+    st.params[1] = bound_text;
+    if (registry::run(&st, 1, true, failure))
+        ereport(LOG, (errmsg("crid: released %lld snowflake node lease%s at exit", static_cast<long long>(st.rows),
+                             st.rows == 1 ? "" : "s")));
+}
+
+} // namespace crid::pg::lease

@@ -1,0 +1,40 @@
+// The worker's link to its registry: the session (local or remote) and where
+// the registry's tables are on it, found once and again after any failure
+// (a dropped or recreated table, a new connection).
+#pragma once
+
+#include "common/postgres_headers.hpp"
+
+#include "blocks/block_shared.hpp"
+#include "registry/registry_location.hpp"
+#include "registry/registry_session.hpp"
+
+namespace crid::pg::registry {
+
+// The session the worker uses: remote when crid.registry is set.
+Session &session();
+
+// The registry's location, finding it when not known; null when it cannot
+// be found, with `failure` saying why and the worker's state and log updated.
+const Location *located(Failure &failure);
+
+// Forgets the location (after a failed statement) and, for `failure.lost`,
+// the remote connection too.
+void forget(const Failure &failure);
+
+// Runs a batch on the session (see Session::run), timing it into the
+// registry latency counters, and forgets the location when it fails.
+bool run(Statement *statements, int count, bool commit, Failure &failure);
+
+// Reports a failed batch as the worker's state (logged once per cause).
+void report_failure(const Failure &failure);
+
+// Bounds how long a remote registry may take to connect or answer from now
+// on, below crid.registry_timeout (for the last batch at a planned exit).
+void cap_timeout_ms(int ms);
+
+// A batch of any kind (a lease renewal, say) reached the registry: a state
+// that said it could not be reached, found or used says so no longer.
+void report_reached();
+
+} // namespace crid::pg::registry

@@ -1,0 +1,153 @@
+// The local registry: crid.registry_database on this server, reached through
+// SPI by the worker connected to it. Each batch is a transaction of the
+// worker's own; an ERROR inside is caught here and rolls it back.
+#include "registry/registry_session.hpp"
+
+#include "registry/registry_worker.hpp"
+#include "registry/registry_settings.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "catalog/pg_type_d.h"
+#include "executor/spi.h"
+#include "pgstat.h"
+#include "utils/snapmgr.h"
+}
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace crid::pg::registry {
+
+void set_failure(Failure &failure, int sqlstate, const char *format, ...) {
+    failure.sqlstate = sqlstate;
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(failure.message, sizeof failure.message, format, args);
+    va_end(args);
+}
+
+bool run_catching(void (*step)(void *), void *context, Failure &failure) {
+    MemoryContext caller_context = CurrentMemoryContext;
+    volatile bool ok = false;
+    PG_TRY();
+    {
+        step(context);
+        ok = true;
+    }
+    PG_CATCH();
+    {
+        MemoryContextSwitchTo(caller_context);
+        ErrorData *error = CopyErrorData();
+        FlushErrorState();
+        set_failure(failure, error->sqlerrcode, "%s", error->message);
+        FreeErrorData(error);
+    }
+    PG_END_TRY();
+    return ok;
+}
+
+namespace {
+
+class LocalSession final : public Session {
+  public:
+    bool run(Statement *statements, int count, bool commit, Failure &failure) override;
+    bool finish(bool commit, Failure &failure) override;
+    const char *name() const override;
+    bool remote() const override { return false; }
+
+  private:
+    bool open_ = false;
+};
+
+} // namespace
+
+void execute_here(Statement &s) {
+    Oid types[max_params];
+    Datum values[max_params];
+    for (int i = 0; i < s.nparams; ++i) {
+        types[i] = TEXTOID;
+        values[i] = CStringGetTextDatum(s.params[i]);
+    }
+    // Not read-only: every statement takes a new snapshot, so a statement
+    // after a LOCK sees what the lock waited for.
+    int rc = SPI_execute_with_args(s.sql, s.nparams, types, values, nullptr, false, 0);
+    if (rc < 0)
+        elog(ERROR, "crid: a registry statement failed to run (SPI code %d)", rc);
+    s.rows = int64_t(SPI_processed);
+    if (!s.sink || !SPI_tuptable)
+        return;
+    int columns = SPI_tuptable->tupdesc->natts;
+    const char *row[16];
+    if (columns > 16)
+        elog(ERROR, "crid: a registry statement returned %d columns", columns);
+    for (uint64 r = 0; r < SPI_processed; ++r) {
+        for (int c = 0; c < columns; ++c)
+            row[c] = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c + 1);
+        s.sink(s.context, columns, row);
+    }
+}
+
+namespace {
+
+bool LocalSession::run(Statement *statements, int count, bool commit, Failure &failure) {
+    MemoryContext caller_context = CurrentMemoryContext;
+    volatile bool ok = false;
+    crid_ids::local_batch_started();
+    PG_TRY();
+    {
+        if (!open_) {
+            SetCurrentStatementStartTimestamp();
+            StartTransactionCommand();
+            SPI_connect();
+            PushActiveSnapshot(GetTransactionSnapshot());
+            pgstat_report_activity(STATE_RUNNING, "reserving in the crid registry");
+            open_ = true;
+        }
+        for (int i = 0; i < count; ++i)
+            execute_here(statements[i]);
+        if (commit) {
+            SPI_finish();
+            PopActiveSnapshot();
+            CommitTransactionCommand();
+            pgstat_report_activity(STATE_IDLE, nullptr);
+            open_ = false;
+        }
+        ok = true;
+    }
+    PG_CATCH();
+    {
+        MemoryContextSwitchTo(caller_context);
+        ErrorData *error = CopyErrorData();
+        FlushErrorState();
+        AbortCurrentTransaction();
+        pgstat_report_activity(STATE_IDLE, nullptr);
+        open_ = false;
+        set_failure(failure, error->sqlerrcode, "%s", error->message);
+        FreeErrorData(error);
+    }
+    PG_END_TRY();
+    crid_ids::local_batch_ended();
+    return ok;
+}
+
+bool LocalSession::finish(bool commit, Failure &failure) {
+    if (!open_)
+        return true;
+    if (commit)
+        return run(nullptr, 0, true, failure);
+    AbortCurrentTransaction(); // also drops SPI's and the snapshot's state
+    pgstat_report_activity(STATE_IDLE, nullptr);
+    open_ = false;
+    return true;
+}
+
+const char *LocalSession::name() const { return fleet::registry_name(); }
+
+LocalSession local;
+
+} // namespace
+
+Session &local_session() { return local; }
+
+} // namespace crid::pg::registry

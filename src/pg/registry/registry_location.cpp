@@ -1,0 +1,170 @@
+#include "registry/registry_location.hpp"
+
+#include "common/boundary.hpp"
+#include "blocks/crid_settings.hpp"
+
+#include "core/registry_table.hpp"
+
+#include <cstdio>
+
+namespace crid::pg::registry {
+
+const char *const shape_query =
+    "SELECT c.relkind::pg_catalog.text,"
+    " (SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a"
+    "   WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attname OPERATOR(pg_catalog.=) 'ts' AND NOT "
+    "a.attisdropped),"
+    " (SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a"
+    "   WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attname OPERATOR(pg_catalog.=) 'next_seq'"
+    "   AND NOT a.attisdropped),"
+    " (SELECT a.attnotnull FROM pg_catalog.pg_attribute a"
+    "   WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attname OPERATOR(pg_catalog.=) 'next_seq'"
+    "   AND NOT a.attisdropped),"
+    " EXISTS (SELECT FROM pg_catalog.pg_index i JOIN pg_catalog.pg_attribute a"
+    "   ON a.attrelid OPERATOR(pg_catalog.=) i.indrelid AND a.attnum OPERATOR(pg_catalog.=) i.indkey[0]"
+    "   WHERE i.indrelid OPERATOR(pg_catalog.=) c.oid AND i.indisunique AND i.indimmediate"
+    "   AND i.indnkeyatts OPERATOR(pg_catalog.=) 1 AND i.indpred IS NULL AND i.indexprs IS NULL"
+    "   AND a.attname OPERATOR(pg_catalog.=) 'ts'),"
+    " (SELECT pg_catalog.string_agg(a.attname::pg_catalog.text, ', ' ORDER BY a.attnum) FROM pg_catalog.pg_attribute a"
+    "   WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
+    "   AND a.attnotnull AND NOT a.atthasdef AND a.attidentity OPERATOR(pg_catalog.=) ''"
+    "   AND a.attgenerated OPERATOR(pg_catalog.=) ''"
+    "   AND a.attname OPERATOR(pg_catalog.<>) ALL ('{ts,next_seq}'::pg_catalog.name[]))"
+    " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace"
+    " WHERE n.nspname OPERATOR(pg_catalog.=) $1::pg_catalog.name AND c.relname OPERATOR(pg_catalog.=) "
+    "$2::pg_catalog.name";
+
+void shape_sink(void *context, int columns, const char *const *values) noexcept {
+    auto *row = static_cast<ShapeRow *>(context);
+    if (columns != 6)
+        return;
+    row->found = true;
+    row->relkind = values[0] ? values[0][0] : 0;
+    std::snprintf(row->ts_type, sizeof row->ts_type, "%s", values[1] ? values[1] : "");
+    std::snprintf(row->next_seq_type, sizeof row->next_seq_type, "%s", values[2] ? values[2] : "");
+    row->next_seq_not_null = values[3] && values[3][0] == 't';
+    row->ts_unique = values[4] && values[4][0] == 't';
+    std::snprintf(row->required_extra, sizeof row->required_extra, "%s", values[5] ? values[5] : "");
+}
+
+void shape_verdict(const ShapeRow &row, char *out, size_t size) {
+    pg::guarded([&] {
+        core::registry::TableShape shape;
+        shape.exists = row.found;
+        shape.relkind = row.relkind;
+        shape.ts_type = row.ts_type;
+        shape.next_seq_type = row.next_seq_type;
+        shape.next_seq_not_null = row.next_seq_not_null;
+        shape.ts_unique = row.ts_unique;
+        shape.required_extra = row.required_extra;
+        std::snprintf(out, size, "%s", core::registry::shape_problem(shape).c_str());
+    });
+}
+
+namespace {
+
+// A one-column row into a NAMEDATALEN buffer (the extension's schema).
+struct NameRow {
+    bool found = false;
+    char name[NAMEDATALEN] = "";
+};
+void name_sink(void *context, int columns, const char *const *values) noexcept {
+    auto *row = static_cast<NameRow *>(context);
+    if (columns < 1 || !values[0])
+        return;
+    row->found = true;
+    std::snprintf(row->name, sizeof row->name, "%s", values[0]);
+}
+
+// "schema"."name" as SQL reads it (quoting only what needs it).
+void qualified(char *out, size_t size, const char *schema, const char *name) {
+    char *text = quote_qualified_identifier(schema, name);
+    std::snprintf(out, size, "%s", text);
+    pfree(text);
+}
+
+// True when schema $1 holds crid_registry_check(regclass).
+constexpr const char *check_query =
+    "SELECT FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace"
+    " WHERE n.nspname OPERATOR(pg_catalog.=) $1::pg_catalog.name"
+    " AND p.proname OPERATOR(pg_catalog.=) 'crid_registry_check'::pg_catalog.name"
+    " AND p.proargtypes OPERATOR(pg_catalog.=) '2205'::pg_catalog.oidvector";
+
+void count_sink(void *context, int, const char *const *) noexcept { ++*static_cast<int *>(context); }
+
+// The continuity check beside the leases (a registry of crid older than
+// 0.3.0 has none): Found::ok, or Found::outdated with the way out.
+Found locate_check(Session &session, Location &out, const char *schema, bool extension, Failure &failure) {
+    int found = 0;
+    Statement statement;
+    statement.sql = check_query;
+    statement.nparams = 1;
+    statement.params[0] = schema;
+    statement.sink = count_sink;
+    statement.context = &found;
+    if (!session.run(&statement, 1, true, failure))
+        return Found::failed;
+    if (found == 0) {
+        set_failure(failure, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                    "%s has no crid_registry_check() in schema \"%s\", which crid 0.3.0 checks every reservation "
+                    "with; run %s there",
+                    session.name(), schema,
+                    extension ? "ALTER EXTENSION crid UPDATE" : "crid_registry_server.sql (README) again");
+        return Found::outdated;
+    }
+    qualified(out.check, sizeof out.check, schema, "crid_registry_check");
+    return Found::ok;
+}
+
+} // namespace
+
+Found locate(Session &session, Location &out, Failure &failure) {
+    const crid_ids::RegistryTable &configured = crid_ids::registry_table();
+    NameRow extension;
+    ShapeRow shape;
+    Statement statements[2];
+    statements[0].sql = "SELECT n.nspname FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n"
+                        " ON n.oid OPERATOR(pg_catalog.=) e.extnamespace"
+                        " WHERE e.extname OPERATOR(pg_catalog.=) 'crid'::pg_catalog.name";
+    statements[0].sink = name_sink;
+    statements[0].context = &extension;
+    int count = 1;
+    if (configured.set) {
+        statements[1].sql = shape_query;
+        statements[1].nparams = 2;
+        statements[1].params[0] = configured.schema;
+        statements[1].params[1] = configured.name;
+        statements[1].sink = shape_sink;
+        statements[1].context = &shape;
+        count = 2;
+    }
+    if (!session.run(statements, count, true, failure))
+        return Found::failed;
+    if (configured.set) {
+        char problem[256];
+        shape_verdict(shape, problem, sizeof problem);
+        std::snprintf(out.shown, sizeof out.shown, "%s.%s", configured.schema, configured.name);
+        if (problem[0]) {
+            set_failure(failure, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                        "crid.registry_table names %s, which %s in %s", out.shown, problem, session.name());
+            return Found::bad_table;
+        }
+        qualified(out.table, sizeof out.table, configured.schema, configured.name);
+        // Leases live beside crid when it is installed there, else beside
+        // the registry table (a registry made by sql/registry/crid_registry_server.sql).
+        const char *beside = extension.found ? extension.name : configured.schema;
+        qualified(out.leases, sizeof out.leases, beside, "crid_node_leases");
+        return locate_check(session, out, beside, extension.found, failure);
+    }
+    if (!extension.found) {
+        set_failure(failure, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, "extension \"crid\" is not installed in %s",
+                    session.name());
+        return Found::no_extension;
+    }
+    qualified(out.table, sizeof out.table, extension.name, "crid_allocations");
+    qualified(out.leases, sizeof out.leases, extension.name, "crid_node_leases");
+    std::snprintf(out.shown, sizeof out.shown, "%s.crid_allocations", extension.name);
+    return locate_check(session, out, extension.name, true, failure);
+}
+
+} // namespace crid::pg::registry

@@ -1,0 +1,81 @@
+// One small interface between the crid worker's reservation logic and the
+// registry it talks to, so that logic is written once: the local registry
+// (crid.registry_database on this server, through SPI) and a remote one
+// (crid.registry, through libpq) run the same statements with the same
+// meaning.
+//
+// Statements take text parameters ($n, cast in the SQL: $1::pg_catalog.int8)
+// and hand their rows to a sink as text. A batch runs in one transaction; a
+// remote registry gets a whole batch, COMMIT included, in one round trip
+// (libpq's pipeline mode), and a block counts as reserved only once the
+// COMMIT returned.
+//
+// Neither implementation raises an ERROR or throws to its caller: failures
+// come back as a Failure, the transaction rolled back. Objects here hold
+// plain bytes only, so an ERROR caught inside never unwinds C++ destructors.
+#pragma once
+
+#include "common/postgres_headers.hpp"
+
+namespace crid::pg::registry {
+
+inline constexpr int max_params = 12;
+
+// Called for every row a statement returns: values[i] is NULL for a SQL
+// NULL. Runs while PostgreSQL or libpq owns the values, so it copies what it
+// keeps; it must neither raise an ERROR nor throw.
+using RowSink = void (*)(void *context, int columns, const char *const *values) noexcept;
+
+struct Statement {
+    const char *sql = nullptr; // every name and operator schema-qualified
+    int nparams = 0;
+    const char *params[max_params] = {};
+    RowSink sink = nullptr;
+    void *context = nullptr;
+    int64_t rows = 0; // out: rows returned, or changed when nothing is returned
+};
+
+struct Failure {
+    int sqlstate = 0; // MAKE_SQLSTATE encoding; 0 when the registry sent none
+    char message[512] = "";
+    bool lost = false;    // a remote connection is gone (or was given up): reconnect
+    bool timeout = false; // the registry did not answer within crid.registry_timeout
+};
+
+class Session {
+  public:
+    // BEGIN (unless run() left a transaction open), the statements in order
+    // and, when `commit`, COMMIT. True when each ran and, with `commit`, the
+    // COMMIT returned; false with `failure` filled and nothing left open.
+    virtual bool run(Statement *statements, int count, bool commit, Failure &failure) = 0;
+    // Ends the transaction run() left open: COMMIT when `commit`, else ROLLBACK.
+    virtual bool finish(bool commit, Failure &failure) = 0;
+    // The registry in messages: `database "app"`, or `the registry at
+    // host=... port=... dbname=...` (never a password).
+    virtual const char *name() const = 0;
+    virtual bool remote() const = 0;
+
+  protected:
+    ~Session() = default;
+};
+
+// Fills a failure from text (for conditions found by the caller).
+void set_failure(Failure &failure, int sqlstate, const char *format, ...) pg_attribute_printf(3, 4);
+
+// Runs step(context), which may raise an ERROR (and keeps only plain bytes
+// in its frames), in the caller's transaction: false with the ERROR in
+// `failure`, caught and flushed, when it does.
+bool run_catching(void (*step)(void *), void *context, Failure &failure);
+
+// Runs one statement through SPI in the caller's transaction (SPI
+// connected), its rows to the sink; an ERROR when it fails.
+void execute_here(Statement &statement);
+
+// The session of the local registry database (the worker is connected to it).
+Session &local_session();
+
+// The session of the remote registry (crid.registry), connecting on first
+// use (CridShared counts connections and says whether one is open).
+Session &remote_session();
+
+} // namespace crid::pg::registry

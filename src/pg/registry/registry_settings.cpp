@@ -1,0 +1,121 @@
+#include "registry/registry_settings.hpp"
+
+#include "blocks/crid_settings.hpp"
+
+#include "libpq-fe.h"
+
+#include <cstdio>
+
+namespace crid::pg::fleet {
+
+namespace {
+
+char *registry_text = nullptr;
+int timeout_setting = 10000;
+int ttl_setting = 30000;
+
+constexpr int min_timeout_ms = 100;
+constexpr int min_ttl_ms = 1000;
+constexpr int max_ttl_ms = 3600 * 1000;
+
+char shown_text[512] = "";
+bool shown_built = false;
+
+// At server start a bad value must stop the start (see validate_at_start):
+// refused by a check hook then, PostgreSQL would only warn and use the
+// default. On a reload it is refused here and the old value stays.
+bool check_at_least(int value, int minimum, const char *what) {
+    if (process_shared_preload_libraries_in_progress || value >= minimum)
+        return true;
+    GUC_check_errdetail("%s must be at least %d ms.", what, minimum);
+    return false;
+}
+bool check_timeout(int *newval, void **, GucSource) {
+    return check_at_least(*newval, min_timeout_ms, "crid.registry_timeout");
+}
+bool check_ttl(int *newval, void **, GucSource) { return check_at_least(*newval, min_ttl_ms, "crid.node_lease_ttl"); }
+} // namespace
+
+void define_settings() {
+    GucContext fixed = process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP;
+    DefineCustomStringVariable("crid.registry", "libpq connection string of a remote crid registry server.",
+                               "Empty: the local crid.registry_database. Only superusers see it.", &registry_text, "",
+                               fixed, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("crid.registry_timeout",
+                            "How long the crid worker waits for a remote registry to connect or answer.",
+                            "Past it the worker gives the connection up and connects again.", &timeout_setting, 10000,
+                            0, 3600 * 1000, PGC_SIGHUP, GUC_UNIT_MS, check_timeout, nullptr, nullptr);
+    DefineCustomIntVariable("crid.node_lease_ttl", "How long a snowflake node lease lasts without a renewal.",
+                            "The worker renews every third of it; minting stops when a lease may have lapsed.",
+                            &ttl_setting, 30000, 0, max_ttl_ms, PGC_SIGHUP, GUC_UNIT_MS, check_ttl, nullptr, nullptr);
+}
+
+void validate_at_start() {
+    if (remote()) {
+        char *error = nullptr;
+        PQconninfoOption *options = PQconninfoParse(registry_text, &error);
+        // libpq's message may quote a piece of the text, which may be a
+        // piece of a password: say what is wrong without it.
+        if (error)
+            PQfreemem(error);
+        if (!options)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("crid.registry is not a valid libpq connection string"),
+                            errdetail("Write it as keyword=value pairs (host=... port=... dbname=... user=...) or as a "
+                                      "postgresql:// URI. Its text is not shown: it may hold a password."),
+                            errhint("Keep the password out of it: libpq reads ~/.pgpass of the server's OS user.")));
+        PQconninfoFree(options);
+    }
+    if (timeout_setting < min_timeout_ms)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("crid.registry_timeout (%d ms) is below its minimum of %d ms", timeout_setting,
+                               min_timeout_ms)));
+    if (ttl_setting < min_ttl_ms)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("crid.node_lease_ttl (%d ms) is below its minimum of %d ms", ttl_setting, min_ttl_ms),
+                        errhint("A lease is renewed every third of it; 30s is a good value.")));
+}
+
+bool remote() { return registry_text && registry_text[0] != '\0'; }
+
+const char *conninfo() { return registry_text ? registry_text : ""; }
+
+const char *shown() {
+    if (shown_built)
+        return shown_text;
+    shown_built = true;
+    char *error = nullptr;
+    PQconninfoOption *options = PQconninfoParse(conninfo(), &error);
+    if (error)
+        PQfreemem(error);
+    size_t used = 0;
+    shown_text[0] = '\0';
+    // In this order, whatever the order of the text: never the password.
+    for (const char *keyword : {"host", "hostaddr", "port", "dbname", "user"})
+        for (PQconninfoOption *o = options; o && o->keyword; ++o) {
+            if (std::strcmp(o->keyword, keyword) != 0 || !o->val || !o->val[0] || used >= sizeof shown_text)
+                continue;
+            int n =
+                std::snprintf(shown_text + used, sizeof shown_text - used, "%s%s=%s", used ? " " : "", keyword, o->val);
+            used += n > 0 ? size_t(n) : 0;
+        }
+    if (options)
+        PQconninfoFree(options);
+    if (!shown_text[0])
+        std::snprintf(shown_text, sizeof shown_text, "libpq's defaults");
+    return shown_text;
+}
+
+const char *registry_name() {
+    static char name[600];
+    if (remote())
+        std::snprintf(name, sizeof name, "the registry at %s", shown());
+    else
+        std::snprintf(name, sizeof name, "database \"%s\"", crid_ids::registry_database());
+    return name;
+}
+
+int registry_timeout_ms() { return timeout_setting; }
+int lease_ttl_ms() { return ttl_setting; }
+
+} // namespace crid::pg::fleet

@@ -1,0 +1,37 @@
+// The settings of a fleet of servers on one registry (issue 8):
+// crid.registry (a libpq connection string to the registry server; empty:
+// the local crid.registry_database), crid.registry_timeout (how long the
+// worker waits for a remote registry to answer), crid.node_lease_ttl (how
+// long a snowflake node lease lasts without a renewal).
+#pragma once
+
+#include "common/postgres_headers.hpp"
+
+namespace crid::pg::fleet {
+
+// Defines the GUCs; called from _PG_init.
+void define_settings();
+
+// ERROR naming the setting for a malformed crid.registry or an out-of-range
+// timeout or TTL; from _PG_init when preloaded, so a bad value stops the
+// server start. crid.registry's text is never shown: it may hold a password.
+void validate_at_start();
+
+// True when crid.registry names a remote registry.
+bool remote();
+
+// crid.registry as set: for libpq only, never for a message or the log.
+const char *conninfo();
+
+// The remote registry for messages: "host=... port=... dbname=... user=..."
+// (the parts crid.registry sets; never its password).
+const char *shown();
+
+// The registry in messages, in any process: `the registry at host=...` for
+// a remote one, `database "postgres"` for crid.registry_database.
+const char *registry_name();
+
+int registry_timeout_ms();
+int lease_ttl_ms();
+
+} // namespace crid::pg::fleet

@@ -1,0 +1,114 @@
+#include "snowflake/snowflake_source.hpp"
+
+#include "common/boundary.hpp"
+#include "module/shared_memory.hpp"
+#include "marks/high_water.hpp"
+#include "snowflake/node_fence.hpp"
+#include "snowflake/snowflake_settings.hpp"
+
+#include "core/clock.hpp"
+#include "core/time_units.hpp"
+
+extern "C" {
+#include "pgstat.h"
+#include "storage/latch.h"
+}
+
+namespace crid::pg::snowflake {
+
+namespace {
+
+using core::snowflake::Step;
+
+void check_ranges(const core::snowflake::Layout &layout, int64_t node, int64_t gene) {
+    int64_t max_node = core::snowflake::max_node(layout);
+    if (node < 0 || node > max_node)
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                        errmsg("snowflake node %lld is out of range", static_cast<long long>(node)),
+                        errdetail("crid.snowflake_node_bits = %d allows nodes 0 to %lld.", layout.node_bits,
+                                  static_cast<long long>(max_node))));
+    int64_t max_gene = core::snowflake::max_gene(layout);
+    if (gene < 0 || gene > max_gene) {
+        if (layout.gene_bits == 0)
+            ereport(ERROR,
+                    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                     errmsg("snowflake ids of this server carry no gene"),
+                     errhint("Set crid.snowflake_gene_bits (and restart) to reserve low bits for a shard gene.")));
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                        errmsg("snowflake gene %lld is out of range", static_cast<long long>(gene)),
+                        errdetail("crid.snowflake_gene_bits = %d allows genes 0 to %lld.", layout.gene_bits,
+                                  static_cast<long long>(max_gene))));
+    }
+}
+
+// Waits, interruptibly, until the clock reaches `until_unix_ms`. An exhausted
+// sequence needs at most the rest of one millisecond, which a sleep would
+// overshoot many times over, so it spins; a clock that stepped back is slept
+// on, a millisecond at a time. Meanwhile pg_stat_activity shows the wait
+// (PostgreSQL 15 offers extensions the one event "Extension").
+void wait_for_clock(int64_t until_unix_ms, bool spin) {
+    for (;;) {
+        CHECK_FOR_INTERRUPTS();
+        int64_t ahead_us = until_unix_ms * 1000 - core::wall_clock_ns() / core::ns_per_us;
+        if (ahead_us <= 0)
+            return;
+        if (spin && ahead_us <= 1000) {
+            pgstat_report_wait_start(PG_WAIT_EXTENSION);
+            while (core::wall_clock_ns() / core::ns_per_us < until_unix_ms * 1000)
+                pg_spin_delay();
+            pgstat_report_wait_end();
+        } else {
+            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
+            ResetLatch(MyLatch);
+        }
+    }
+}
+
+} // namespace
+
+int64_t mint(int64_t node, int64_t gene) {
+    require_minting("snowflake", "snowflake generation", "decoding works without it.");
+    high_water::check_snowflake(shared_state());
+    const core::snowflake::Layout &layout = server_layout();
+    check_ranges(layout, node, gene);
+    check_not_backfill_node(node);
+    check_node_allowed(node);
+    const core::snowflake::Policy policy = current_policy();
+    SnowflakeNodeSlot &slot = snowflake_slots()[node];
+    for (;;) {
+        int64_t id = 0;
+        Step step = pg::guarded([&] {
+            Step claimed = core::snowflake::claim(
+                slot.state, layout, policy,
+                [&] { return core::snowflake::unit_of_unix_ms(layout, core::wall_clock_ns() / core::ns_per_ms); },
+                process_slot_count());
+            if (claimed.kind == Step::Kind::issue)
+                id = core::snowflake::id_from(layout, claimed, node, gene);
+            return claimed;
+        });
+        if (step.kind == Step::Kind::issue) {
+            // A fenced server returns the id only while it safely holds the
+            // node (lease_shared.hpp); a refused id is a gap.
+            lease::check_minted(node);
+            pg_atomic_fetch_add_u64(&slot.minted, 1);
+            if (step.borrowed)
+                pg_atomic_fetch_add_u64(&slot.clock_borrows, 1);
+            high_water::ensure(core::snowflake::unit_start_unix_ms(layout, step.unit));
+            return id;
+        }
+        if (step.kind == Step::Kind::wait) {
+            pg_atomic_fetch_add_u64(step.exhausted ? &slot.exhaustion_waits : &slot.clock_waits, 1);
+            wait_for_clock(core::snowflake::unit_start_unix_ms(layout, step.wait_until_unit), step.exhausted);
+            continue;
+        }
+        pg_atomic_fetch_add_u64(&slot.clock_refusals, 1);
+        char message[512], hint[512];
+        pg::guarded([&] {
+            std::snprintf(message, sizeof message, "%s", core::snowflake::refusal_message(step, policy).c_str());
+            std::snprintf(hint, sizeof hint, "%s", core::snowflake::refusal_hint(policy).c_str());
+        });
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("%s", message), errhint("%s", hint)));
+    }
+}
+
+} // namespace crid::pg::snowflake
