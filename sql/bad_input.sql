@@ -452,6 +452,14 @@ INSERT INTO regress.bad_input VALUES
 ('crid_registry_admit(regclass, bigint)', ARRAY['crid_registry_table()', '0'], 'ok'), -- long past: open
 ('crid_registry_admit(regclass, bigint)', ARRAY['crid_registry_table()', '9223372036854775807'], '55000'), -- ahead of the clock
 ('crid_registry_admit(regclass, bigint)', ARRAY[$$'pg_class'$$, '0'], '22023'),
+('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['NULL', '0', '1', 'NULL', 'NULL'], '22004'),
+('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', 'NULL', '1', 'NULL', 'NULL'], '22004'),
+('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '0', 'NULL', 'NULL', 'NULL'], '22004'),
+('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '-1', '1', 'NULL', 'NULL'], '22023'),
+('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '0', '0', 'NULL', 'NULL'], '22023'),
+('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY[$$'pg_class'$$, '0', '1', 'NULL', 'NULL'], '22023'),
+('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '9223372036854775807', '1', 'NULL', 'NULL'], 'null'), -- ahead of the clock: refused, nothing reserved
+('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '0', '1', 'NULL', '1'], 'null'), -- another epoch: refused
 ('crid_registry_guard()', '{}', '0A000'), -- a PL/pgSQL trigger function: only called as a trigger
 ('crid_evicted_before(regclass)', ARRAY['NULL'], '22004'),
 ('crid_evicted_before(regclass)', ARRAY['crid_registry_table()'], 'ok'),

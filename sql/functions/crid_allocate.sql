@@ -18,10 +18,7 @@ BEGIN
     PERFORM @extschema@.crid_check_not_evicted('crid_allocate', crid_allocate.ts,
                                                @extschema@.crid_evicted_before(registry));
     PERFORM @extschema@.crid_registry_admit(registry, crid_allocate.ts);
-    EXECUTE format('INSERT INTO %s AS a (ts, next_seq) VALUES ($1, $2) '
-                   'ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq + EXCLUDED.next_seq RETURNING a.next_seq',
-                   registry)
-        INTO block_end USING crid_allocate.ts, crid_allocate.block_size;
+    block_end := @extschema@.crid_registry_reserve(registry, crid_allocate.ts, crid_allocate.block_size);
     PERFORM @extschema@.crid_check_block_end(crid_allocate.ts, block_end);
     RETURN block_end - crid_allocate.block_size;
 END

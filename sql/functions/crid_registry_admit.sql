@@ -3,9 +3,9 @@
 -- table may hold, or one ahead of the registry's clock by more than the skew
 -- the fleet allows. The one rule every writer passes: the trigger
 -- crid_registry_guard for any insert or update of a registry row,
--- crid_allocate and crid_reserve before their upsert (also on a registry
--- table crid does not own), and the block reserver's upsert (the same
--- condition in its statement, which then inserts nothing).
+-- crid_allocate and crid_reserve before their reservation (also on a
+-- registry table crid does not own), and crid_registry_reserve, which tests
+-- the same condition and then reserves nothing.
 CREATE FUNCTION crid_registry_admit(registry regclass, ts bigint) RETURNS void
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = pg_catalog, @extschema@, pg_temp

@@ -1,7 +1,7 @@
 -- Reserves a block of n sequences of at's second in the registry, with the
--- upsert every node uses (crid_allocate, the block reserver, the Go
--- library), and returns its start: the ids crid_pack(at, start) ..
--- crid_pack(at, start + n - 1) are the caller's. The reservation is part of
+-- reservation every node uses (crid_registry_reserve), and returns its
+-- start: the ids crid_pack(at, start) .. crid_pack(at, start + n - 1) are
+-- the caller's. The reservation is part of
 -- the caller's transaction: it commits with the ids it gave (a rolled-back
 -- backfill leaves neither), and the second's registry row stays locked until
 -- then, so reserve long past seconds rather than the current one. Refused
@@ -19,10 +19,7 @@ DECLARE
 BEGIN
     PERFORM @extschema@.crid_check_not_evicted('crid_reserve', ts, @extschema@.crid_evicted_before(registry));
     PERFORM @extschema@.crid_registry_admit(registry, ts);
-    EXECUTE format('INSERT INTO %s AS a (ts, next_seq) VALUES ($1, $2) '
-                   'ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq + EXCLUDED.next_seq RETURNING a.next_seq',
-                   registry)
-        INTO block_end USING ts, n;
+    block_end := @extschema@.crid_registry_reserve(registry, ts, n);
     PERFORM @extschema@.crid_check_reserved_end(ts, n, block_end);
     RETURN block_end - n;
 END

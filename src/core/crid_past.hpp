@@ -1,4 +1,4 @@
-// crid ids for past times (issue 13): the checks of crid_reserve(at, n) and
+// crid ids for past times: the checks of crid_reserve(at, n) and
 // the id of crid_pack(at, sequence). A backfill reserves, for each second of
 // its history, one block in the registry like any other (so no node, Go or
 // PostgreSQL, is ever handed the same sequences), and packs its rows' ids

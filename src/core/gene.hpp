@@ -1,6 +1,6 @@
-// Shard genes (DESIGN.md "Shard genes and routing"): the low `bits` bits of an
-// id name the shard its owner lives on, so an id alone routes a lookup, and
-// gene_of(key) gives the gene of the key (user, tenant) the id belongs with.
+// Shard genes: the low `bits` bits of an id name the shard its owner lives
+// on, so an id alone routes a lookup, and gene_of(key) gives the gene of the
+// key (user, tenant) the id belongs with.
 //
 //   gene_of(key bigint, bits)     key & (2^bits - 1), two's complement for
 //                                 negative keys (-1 has every gene bit set)

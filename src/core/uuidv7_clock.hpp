@@ -86,6 +86,12 @@ constexpr uint64_t catchup_above(uint64_t old, int64_t mono_ns, uint64_t floor_t
     return needed > int64_t(old) ? uint64_t(needed) : old;
 }
 
+// The last tick of Unix millisecond `unix_ms` (0 before 1970): ticks after
+// a restart at a high-water mark of that millisecond are above it.
+constexpr uint64_t last_tick_of_ms(int64_t unix_ms) noexcept {
+    return unix_ms < 0 ? 0 : ((uint64_t(unix_ms) + 1) << fraction_bits) - 1;
+}
+
 // The next tick (see above). `mono()` and `real()` return nanoseconds of the
 // monotonic and the real clock. Throws datetime_out_of_range past the last
 // UUIDv7 millisecond.

@@ -2,7 +2,7 @@
 // and a set prints as text that reads back to the same set.
 #include "fuzz.hpp"
 
-#include "../../src/core/node_set.hpp"
+#include "../../src/core/snowflake_node_set.hpp"
 
 using crid::core::NodeSet;
 

@@ -1,49 +1,41 @@
 #include "blocks/block_shared.hpp"
 
-#include "marks/registry_mark.hpp"
-
-#include <cstdio>
+extern "C" {
+#include "storage/shmem.h"
+}
 
 namespace crid::pg::crid_ids {
 
 namespace {
-CridShared *state = nullptr;
-}
+BlockShared *state = nullptr;
+TimeoutExplainer explainer = nullptr;
+} // namespace
 
-CridShared *shared() noexcept { return state; }
+void request_blocks() { RequestAddinShmemSpace(sizeof(BlockShared)); }
 
-Size shared_size() { return sizeof(CridShared); }
-
-void init_shared(CridShared *memory, LWLock *mark_lock) {
-    std::memset(static_cast<void *>(memory), 0, sizeof(CridShared));
-    memory->server.reset();
-    ConditionVariableInit(&memory->block_published);
-    memory->worker_latch = nullptr;
-    pg_atomic_init_u64(&memory->wake_below, 0);
-    SpinLockInit(&memory->status_lock);
-    memory->state = WorkerState::not_started;
-    memory->worker_pid = 0;
-    memory->detail[0] = '\0';
+void startup_blocks() {
+    bool found = false;
+    state = static_cast<BlockShared *>(ShmemInitStruct("crid blocks", sizeof(BlockShared), &found));
+    if (found)
+        return;
+    std::memset(static_cast<void *>(state), 0, sizeof(BlockShared));
+    state->server.reset();
+    ConditionVariableInit(&state->block_published);
+    state->filler_latch = nullptr;
     for (pg_atomic_uint64 *c :
-         {&memory->blocks_reserved, &memory->ids_reserved, &memory->registry_failures, &memory->registry_commits,
-          &memory->registry_us_total, &memory->registry_us_max, &memory->sync_waits, &memory->wait_timeouts,
-          &memory->registry_regressions, &memory->registry_round_trips, &memory->registry_last_us,
-          &memory->round_started_ns, &memory->registry_connects})
+         {&state->wake_below, &state->sync_waits, &state->wait_timeouts, &state->blocks_reserved, &state->ids_reserved})
         pg_atomic_init_u64(c, 0);
-    pg_atomic_init_u32(&memory->registry_connected, 0);
-    memory->worker_failures = 0;
-    memory->registry_database_missing = false;
-    memory->mark_lock = mark_lock;
-    registry_mark::load_at_start(memory);
 }
 
-void attach(CridShared *memory) noexcept { state = memory; }
+BlockShared *shared() noexcept { return state; }
 
-void set_status(WorkerState new_state, const char *detail) {
-    SpinLockAcquire(&state->status_lock);
-    state->state = new_state;
-    std::snprintf(state->detail, sizeof state->detail, "%s", detail ? detail : "");
-    SpinLockRelease(&state->status_lock);
+void wake_filler() {
+    Latch *latch = state ? state->filler_latch : nullptr;
+    if (latch)
+        SetLatch(latch);
 }
+
+void set_timeout_explainer(TimeoutExplainer e) { explainer = e; }
+TimeoutExplainer timeout_explainer() { return explainer; }
 
 } // namespace crid::pg::crid_ids

@@ -1,10 +1,11 @@
-// The crid family's shared memory: the block server that crid_next() takes
-// ids from, and what the background worker tells the backends.
+// The crid family's shared memory: the block server crid_next() takes ids
+// from, and the doorbell of whoever fills it (the registry worker,
+// registry/block_refill.hpp, which reserves the blocks and publishes them
+// here). Blocks of a previous life of the server are never published again:
+// it starts empty at start and after every crash.
 #pragma once
 
 #include "common/postgres_headers.hpp"
-
-#include "module/shared_memory.hpp"
 #include "common/shared_word.hpp"
 
 #include "core/crid_blocks.hpp"
@@ -12,7 +13,6 @@
 extern "C" {
 #include "storage/condition_variable.h"
 #include "storage/latch.h"
-#include "storage/spin.h"
 }
 
 namespace crid::pg::crid_ids {
@@ -22,72 +22,35 @@ namespace crid::pg::crid_ids {
 inline constexpr size_t ring_blocks = 32;
 using Server = core::crid_ids::BlockServer<SharedWord, ring_blocks>;
 
-// What the worker is doing, for the error a waiting backend raises.
-enum class WorkerState : int {
-    not_started,  // no worker has run since the server started
-    connecting,   // connecting to crid.registry_database (or pausing before it after failures)
-    no_database,  // crid.registry_database does not exist; the worker waits for it
-    no_extension, // connected, but CREATE EXTENSION crid was not run there
-    bad_table,    // crid.registry_table names no table of the registry's shape there
-    unreachable,  // a remote registry (crid.registry) cannot be reached or stopped answering
-    outdated,     // the registry lacks crid_registry_check (crid older than 0.3.0 there)
-    held_back,    // the registry changed (went backwards): reservations wait for its floor to pass
-    failing,      // a reservation failed; `detail` says why
-    serving,      // reserving blocks normally
-};
-
-struct CridShared {
+struct BlockShared {
     Server server;
     ConditionVariable block_published; // broadcast after every publish
-    Latch *worker_latch;               // set by backends when ids run low
-    pg_atomic_uint64 wake_below;       // ... that is, below this many (the worker's target)
-    slock_t status_lock;               // guards the fields below
-    WorkerState state;
-    int worker_pid;
-    char detail[512];
-    // Counters: written by the worker, except sync_waits and timeouts.
-    pg_atomic_uint64 blocks_reserved;
-    pg_atomic_uint64 ids_reserved;
-    pg_atomic_uint64 registry_failures;
-    pg_atomic_uint64 registry_commits; // reservation transactions (one or more blocks each)
-    pg_atomic_uint64 registry_us_total;
-    pg_atomic_uint64 registry_us_max;
-    pg_atomic_uint64 sync_waits;
-    pg_atomic_uint64 wait_timeouts;
-    pg_atomic_uint64 registry_regressions; // times the registry was seen to go backwards
-    pg_atomic_uint64 registry_round_trips; // registry transactions of any kind (blocks, leases, checks)
-    pg_atomic_uint64 registry_last_us;     // how long the last one took
-    pg_atomic_uint64 round_started_ns;     // monotonic start of the transaction in flight, 0 when none
-    pg_atomic_uint64 registry_connects;    // connections made to a remote registry
-    pg_atomic_uint32 registry_connected;   // 1 while connected to a remote registry
-
-    // Across worker processes (status_lock): consecutive failed worker
-    // processes, for the pause before the next one starts, and whether the
-    // last connection attempt found no registry database.
-    int worker_failures;
-    bool registry_database_missing;
-
-    // The registry mark (registry_mark.hpp). mark_refusal is read by every
-    // crid_next(); the rest is guarded by mark_lock.
-    LWLock *mark_lock;
-    pg_atomic_uint32 mark_refusal; // Refusal: none or mark_damaged
-    bool mark_known;               // a mark exists (read at start or written since)
-    int64 mark_unix_s;             // the last second with a reserved block, Unix seconds
-    int64 mark_sequence;           // its registry row had reached at least this
-    uint64 mark_generation;        // bumped by crid_reset_high_water(): the worker restarts its guard
-    char mark_detail[512];         // why the mark is refused (set with the refusal)
+    Latch *filler_latch;               // set by backends when ids run low (nullptr: no filler runs)
+    pg_atomic_uint64 wake_below;       // ... that is, below this many (the filler's target)
+    pg_atomic_uint64 sync_waits;       // crid_next() calls that found no id and waited
+    pg_atomic_uint64 wait_timeouts;    // ... and gave up after crid.allocation_timeout
+    pg_atomic_uint64 blocks_reserved;  // blocks published
+    pg_atomic_uint64 ids_reserved;     // ... and their ids
 };
 
+// Shared memory for it: from shmem_request_hook, then in the postmaster at
+// start and after every crash.
+void request_blocks();
+void startup_blocks();
+
 // The shared state, or nullptr when crid is not preloaded.
-CridShared *shared() noexcept;
+BlockShared *shared() noexcept;
 
-// Shared memory size, and building it at start and after a crash (a fresh,
-// empty server: blocks of the previous life are a gap, never reused).
-Size shared_size();
-void init_shared(CridShared *memory, LWLock *mark_lock);
-void attach(CridShared *memory) noexcept;
+// Wakes the filler (a no-op while its latch is already set, so at most one
+// wake-up per filler cycle).
+void wake_filler();
 
-// Records the worker's state for waiting backends (detail may be null).
-void set_status(WorkerState state, const char *detail);
+// Why no block came within crid.allocation_timeout, as the filler knows:
+// the reason after "no block within ...: ", its last detail ("" for none),
+// and what to do. Installed at load by whoever fills the server.
+using TimeoutExplainer = void (*)(char *why, size_t why_size, char *detail, size_t detail_size, char *hint,
+                                  size_t hint_size);
+void set_timeout_explainer(TimeoutExplainer explainer);
+TimeoutExplainer timeout_explainer();
 
 } // namespace crid::pg::crid_ids

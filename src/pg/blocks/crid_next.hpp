@@ -1,4 +1,5 @@
-// crid ids with a shard gene, from the same shared block server as crid_next().
+// The next crid id of this server: crid_next() and crid_next(gene, bits)
+// (genes/gene_generators.cpp) take it here.
 #pragma once
 
 #include "common/postgres_headers.hpp"

@@ -3,8 +3,6 @@
 #include "common/boundary.hpp"
 #include "common/settings_support.hpp"
 
-#include "core/registry_table.hpp"
-
 #include <cstdio>
 #include <cstring>
 
@@ -16,17 +14,11 @@ char *epoch_text = nullptr;
 int timestamp_bits = core::crid_ids::default_timestamp_bits;
 int block_size_setting = int(core::crid_ids::default_block_size);
 int threshold_setting = int(core::crid_ids::default_threshold);
-char *registry_database_text = nullptr;
 int allocation_timeout_setting = 5000;
 int evict_min_age_setting = 86400;
 
 core::crid_ids::Layout loaded;
 LayoutSource loaded_from;
-
-char *registry_table_text = nullptr;
-RegistryTable parsed_table;
-char parsed_table_text[512] = "";
-bool table_parsed = false;
 
 } // namespace
 
@@ -46,15 +38,6 @@ void define_settings() {
                             "Reserve the next block in the background once fewer than this many ids remain.", nullptr,
                             &threshold_setting, int(core::crid_ids::default_threshold), 0, INT_MAX, PGC_SIGHUP, 0,
                             nullptr, nullptr, nullptr);
-    DefineCustomStringVariable("crid.registry_database",
-                               "Database whose crid_allocations table the background worker reserves blocks in.",
-                               nullptr, &registry_database_text, "postgres", fixed, 0, nullptr, nullptr, nullptr);
-    DefineCustomStringVariable("crid.registry_table",
-                               "The registry table, when it is not the extension's own crid_allocations.",
-                               "A name as the Go crid library's postgres.WithTable() takes it (schema.table; "
-                               "public when unqualified), in the registry database. Empty: crid_allocations of "
-                               "the crid extension there.",
-                               &registry_table_text, "", fixed, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         "crid.allocation_timeout", "How long crid_next() waits for a block before it raises an error.", nullptr,
         &allocation_timeout_setting, 5000, 0, 3600 * 1000, PGC_USERSET, GUC_UNIT_MS, nullptr, nullptr, nullptr);
@@ -82,33 +65,8 @@ const core::crid_ids::Layout &layout() {
     return loaded;
 }
 
-void load_registry_table() {
-    const char *text = registry_table_text ? registry_table_text : "";
-    RegistryTable t;
-    // Only bytes leave the guard: the parsed names are copied inside it.
-    pg::guarded([&] {
-        std::string_view v(text);
-        if (v.find_first_not_of(" \t\r\n") == std::string_view::npos)
-            return;
-        core::registry::TableName name = core::registry::parse_table_name(v);
-        t.set = true;
-        std::snprintf(t.schema, sizeof t.schema, "%s", name.schema.c_str());
-        std::snprintf(t.name, sizeof t.name, "%s", name.name.c_str());
-    });
-    parsed_table = t;
-    std::snprintf(parsed_table_text, sizeof parsed_table_text, "%s", text);
-    table_parsed = true;
-}
-
-const RegistryTable &registry_table() {
-    if (!table_parsed || std::strcmp(parsed_table_text, registry_table_text ? registry_table_text : "") != 0)
-        load_registry_table();
-    return parsed_table;
-}
-
 int block_size() { return block_size_setting; }
 int threshold() { return threshold_setting; }
-const char *registry_database() { return registry_database_text; }
 int allocation_timeout_ms() { return allocation_timeout_setting; }
 int evict_min_age_s() { return evict_min_age_setting; }
 

@@ -1,6 +1,5 @@
 // The crid-family settings (crid.epoch, crid.timestamp_bits, crid.block_size,
-// crid.threshold, crid.registry_database, crid.allocation_timeout,
-// crid.evict_min_age) and the layout built from them.
+// crid.threshold, crid.allocation_timeout, crid.evict_min_age) and the layout built from them.
 #pragma once
 
 #include "common/postgres_headers.hpp"
@@ -25,21 +24,8 @@ void load_layout();
 // The layout (loaded on first use in a backend that did not preload crid).
 const core::crid_ids::Layout &layout();
 
-// crid.registry_table (issue 14): the registry table when it is not the
-// extension's own crid_allocations, parsed (core/registry_table.hpp).
-struct RegistryTable {
-    bool set = false; // false: the extension's own crid_allocations
-    char schema[NAMEDATALEN] = "";
-    char name[NAMEDATALEN] = "";
-};
-// ERROR naming the setting when its text is no table name; when preloaded
-// this runs in _PG_init, so a bad value stops the server start.
-void load_registry_table();
-const RegistryTable &registry_table();
-
 int block_size();
 int threshold();
-const char *registry_database();
 int allocation_timeout_ms();
 int evict_min_age_s();
 

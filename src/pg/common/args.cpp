@@ -4,10 +4,30 @@
 
 namespace crid::pg {
 
-int64_t finite_timestamp_arg(FunctionCallInfo fcinfo, int n, const char *function) {
+void require_not_null(FunctionCallInfo fcinfo, int n, const char *function, const char *name, const char *hint) {
     if (PG_ARGISNULL(n))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s: the timestamp must not be NULL", function),
-                        errhint("A NULL time would yield a NULL key; filter or COALESCE the rows first.")));
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s: %s must not be NULL", function, name),
+                        hint ? errhint("%s", hint) : 0));
+}
+
+int32 required_int32(FunctionCallInfo fcinfo, int n, const char *function, const char *name, const char *hint) {
+    require_not_null(fcinfo, n, function, name, hint);
+    return PG_GETARG_INT32(n);
+}
+
+int64 required_int64(FunctionCallInfo fcinfo, int n, const char *function, const char *name, const char *hint) {
+    require_not_null(fcinfo, n, function, name, hint);
+    return PG_GETARG_INT64(n);
+}
+
+bool required_bool(FunctionCallInfo fcinfo, int n, const char *function, const char *name, const char *hint) {
+    require_not_null(fcinfo, n, function, name, hint);
+    return PG_GETARG_BOOL(n);
+}
+
+int64_t finite_timestamp_arg(FunctionCallInfo fcinfo, int n, const char *function) {
+    require_not_null(fcinfo, n, function, "the timestamp",
+                     "A NULL time would yield a NULL key; filter or COALESCE the rows first.");
     TimestampTz at = PG_GETARG_TIMESTAMPTZ(n);
     if (TIMESTAMP_NOT_FINITE(at))
         ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),

@@ -49,6 +49,30 @@ void capture_current_exception(CaughtError &out) noexcept {
     }
 }
 
+bool catch_pg_error(void (*step)(void *), void *context, CaughtError &error, void (*after_error)(void *)) {
+    MemoryContext caller_context = CurrentMemoryContext;
+    volatile bool ok = false;
+    PG_TRY();
+    {
+        step(context);
+        ok = true;
+    }
+    PG_CATCH();
+    {
+        MemoryContextSwitchTo(caller_context);
+        ErrorData *data = CopyErrorData();
+        FlushErrorState();
+        error.sqlstate = data->sqlerrcode;
+        copy_text(error.message, data->message ? data->message : "unknown error");
+        copy_text(error.hint, data->hint ? data->hint : "");
+        FreeErrorData(data);
+        if (after_error)
+            after_error(context);
+    }
+    PG_END_TRY();
+    return ok;
+}
+
 void raise_caught(const CaughtError &e) {
     ereport(ERROR, (errcode(e.sqlstate), errmsg("%s", e.message), e.hint[0] ? errhint("%s", e.hint) : 0));
     pg_unreachable();

@@ -63,4 +63,13 @@ bool attempt(Body &&body, CaughtError &error) noexcept {
     }
 }
 
+// The other direction, for callers that must carry on after a PostgreSQL
+// ERROR (the background worker records it and retries; WAL replay warns):
+// runs `step(context)` and, when it raises, copies the ERROR into `error`,
+// flushes it, restores the caller's memory context, runs `after_error(context)`
+// when given (to abort a transaction, drop a connection) and returns false.
+// `step` must keep no C++ object with a destructor alive across a call that
+// can raise.
+bool catch_pg_error(void (*step)(void *), void *context, CaughtError &error, void (*after_error)(void *) = nullptr);
+
 } // namespace crid::pg

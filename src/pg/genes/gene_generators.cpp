@@ -47,15 +47,15 @@ PG_FUNCTION_INFO_V1(crid_next_gene);
 
 // uuid_generate_v7(gene integer, bits integer)
 Datum crid_uuid_generate_v7_gene(PG_FUNCTION_ARGS) {
-    int32 gene = pg::gene::required_int32_arg(fcinfo, 0, "uuid_generate_v7", "the gene");
-    int32 bits = pg::gene::required_int32_arg(fcinfo, 1, "uuid_generate_v7", "the gene bits");
+    int32 gene = pg::required_int32(fcinfo, 0, "uuid_generate_v7", "the gene", pg::gene::null_gene_hint);
+    int32 bits = pg::required_int32(fcinfo, 1, "uuid_generate_v7", "the gene bits", pg::gene::null_gene_hint);
     return pg::gene::mint_uuidv7(gene, bits);
 }
 
 // crid_next(gene integer, bits integer)
 Datum crid_next_gene(PG_FUNCTION_ARGS) {
-    int32 gene = pg::gene::required_int32_arg(fcinfo, 0, "crid_next", "the gene");
-    int32 bits = pg::gene::required_int32_arg(fcinfo, 1, "crid_next", "the gene bits");
+    int32 gene = pg::required_int32(fcinfo, 0, "crid_next", "the gene", pg::gene::null_gene_hint);
+    int32 bits = pg::required_int32(fcinfo, 1, "crid_next", "the gene bits", pg::gene::null_gene_hint);
     PG_RETURN_INT64(pg::gene::mint_crid(gene, bits));
 }
 

@@ -54,11 +54,4 @@ int32 gene_of_datum(Datum key, Oid type, int32 bits, const char *function) {
     return pg::guarded([&] { return core::gene::of_key(integer, bits, function); });
 }
 
-int32 required_int32_arg(FunctionCallInfo fcinfo, int n, const char *function, const char *name) {
-    if (PG_ARGISNULL(n))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s: %s must not be NULL", function, name),
-                        errhint("A generator given a NULL gene cannot mint an id that routes to its shard.")));
-    return PG_GETARG_INT32(n);
-}
-
 } // namespace crid::pg::gene

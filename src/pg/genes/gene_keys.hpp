@@ -15,9 +15,9 @@ namespace crid::pg::gene {
 // for a key of another type or bits outside 1 to 31, naming `function`.
 int32 gene_of_datum(Datum key, Oid type, int32 bits, const char *function);
 
-// An integer argument of a generator, which must not be NULL: ERROR 22004
-// naming the function and the argument (a NULL would silently mint an id
-// without the gene the caller asked for).
-int32 required_int32_arg(FunctionCallInfo fcinfo, int n, const char *function, const char *name);
+// The hint of a generator's NULL gene argument: a NULL would silently mint
+// an id without the gene the caller asked for.
+inline constexpr const char *null_gene_hint =
+    "A generator given a NULL gene cannot mint an id that routes to its shard.";
 
 } // namespace crid::pg::gene

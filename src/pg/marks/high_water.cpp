@@ -1,12 +1,12 @@
 #include "marks/high_water.hpp"
 
 #include "common/boundary.hpp"
+#include "common/clock_policy.hpp"
 #include "marks/high_water_wal.hpp"
 #include "marks/mark_io.hpp"
-#include "snowflake/snowflake_settings.hpp"
 
 #include "core/clock.hpp"
-#include "core/layout_change.hpp"
+#include "core/snowflake_layout_change.hpp"
 #include "core/marks.hpp"
 #include "core/time_units.hpp"
 #include "core/uuidv7.hpp"
@@ -15,6 +15,8 @@
 extern "C" {
 #include "access/xlog.h"
 #include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
 }
 
 #include <cstdio>
@@ -22,6 +24,40 @@ extern "C" {
 namespace crid::pg::high_water {
 
 namespace {
+
+struct MarkShared {
+    // No id may carry a later millisecond.
+    alignas(PG_CACHE_LINE_SIZE) pg_atomic_uint64 mark_ms;
+    pg_atomic_uint64 backend_writes; // how often it was written, by a minting backend
+    pg_atomic_uint64 keeper_writes;  // ... and by the high-water keeper, ahead of the ids
+    // Set by a minting backend when its id is within half the write lead of
+    // the mark, so the keeper moves the mark ahead before any id catches up
+    // with it and has to wait for an fsync.
+    pg_atomic_uint32 mark_wanted;
+    Latch *keeper_latch; // the keeper's latch, or nullptr while it does not run
+    LWLock *lock;        // one writer of the file at a time; guards the fields below
+    // Read on every id; written at start and by crid_accept_layout() and
+    // crid_reset_high_water().
+    pg_atomic_uint32 snowflake_refusal; // Refusal
+    pg_atomic_uint32 uuidv7_refusal;    // Refusal: none or mark_damaged
+    // The layout line written with the mark: the layout of the snowflake ids
+    // it covers. While snowflake refuses a changed layout, UUIDv7 keeps
+    // writing the old one, so the change stays visible until accepted.
+    char mark_layout[256];
+    // What a refusal is about, set when the refusal is (never changed while
+    // it stands, so a refused caller may read it without the lock).
+    char refusal_detail[512];
+};
+
+MarkShared *shared = nullptr;
+char server_layout_text[256] = ""; // this server's snowflake layout, as the file writes it
+WordsListener words_listener = nullptr;
+constexpr const char *lock_tranche = "crid high-water mark";
+
+void raise_words(int64_t unix_ms, bool exactly) {
+    if (words_listener)
+        words_listener(unix_ms, exactly);
+}
 
 constexpr const char *file_name = "crid_high_water";
 constexpr const char *temp_name = "crid_high_water.tmp";
@@ -31,7 +67,7 @@ constexpr const char *temp_name = "crid_high_water.tmp";
 // far ahead of the clock; keeping it inside the borrow window lets a restarted
 // server mint at once, at the price of a write every lead_ms while minting.
 int64_t lead_ms() {
-    int64_t half_borrow = snowflake::current_policy().borrow_ms / 2;
+    int64_t half_borrow = clock_policy().borrow_ms / 2;
     return half_borrow < 50 ? 50 : half_borrow > 1000 ? 1000 : half_borrow;
 }
 
@@ -47,14 +83,8 @@ int64_t target_for(int64_t unix_ms) {
     return ahead_of_clock > past_id ? ahead_of_clock : past_id;
 }
 
-// This server's layout in the words of the file.
-void server_layout_text(char (&out)[256]) {
-    const core::snowflake::Layout &layout = snowflake::server_layout();
-    pg::guarded([&] { std::snprintf(out, sizeof out, "%s", core::snowflake::describe(layout).c_str()); });
-}
-
 // Writes the file with the layout of shared->mark_layout (lock held).
-void write_file(SharedState *shared, int64_t unix_ms) {
+void write_file(int64_t unix_ms) {
     char text[512];
     const char *layout = shared->mark_layout;
     pg::guarded([&] {
@@ -66,35 +96,11 @@ void write_file(SharedState *shared, int64_t unix_ms) {
 // Writes the mark (lock held): the file first, durably, then WAL for
 // standbys, and only then the shared word that lets ids up to it be
 // returned.
-void write_mark(SharedState *shared, int64_t unix_ms) {
-    write_file(shared, unix_ms);
+void write_mark(int64_t unix_ms) {
+    write_file(unix_ms);
     if (!RecoveryInProgress())
         high_water_wal::log_mark(unix_ms, shared->mark_layout);
-    pg_atomic_write_u64(&shared->snowflake_persisted_ms, uint64(unix_ms));
-}
-
-// Moves every node word and the UUIDv7 tick past `unix_ms`; `exactly` sets
-// them there even when they were ahead (a forced reset).
-void restart_words_at(SharedState *shared, int64_t unix_ms, bool exactly) {
-    uint64_t start = snowflake_state_after_restart(unix_ms);
-    SnowflakeNodeSlot *slots = snowflake_slots();
-    for (int64_t i = 0; i < snowflake_slot_count(); ++i) {
-        if (exactly)
-            slots[i].state.store(start);
-        else
-            core::advance(slots[i].state, [start](uint64_t old) { return old > start ? old : start; });
-    }
-    // UUIDv7 ticks come from the monotonic clock (core/uuidv7_clock.hpp):
-    // lift them above the mark's millisecond.
-    uint64_t tick = unix_ms < 0 ? 0 : ((uint64_t(unix_ms) + 1) << core::uuidv7::fraction_bits) - 1;
-    int64_t mono = core::monotonic_ns();
-    core::uuidv7::CommitWaitWords<SharedWord> &clock = shared->uuidv7_clock;
-    if (exactly) {
-        clock.target.store(uint64_t(core::wall_clock_ns() - mono));
-        clock.catchup.store(core::uuidv7::catchup_above(0, mono, tick));
-    } else {
-        core::advance(clock.catchup, [&](uint64_t old) { return core::uuidv7::catchup_above(old, mono, tick); });
-    }
+    pg_atomic_write_u64(&shared->mark_ms, uint64(unix_ms));
 }
 
 // The mark of a standby follows its primary's through WAL; repairs belong
@@ -120,16 +126,8 @@ void parse_mark(const char *text, int64_t &unix_ms, char (&layout)[256]) {
     std::snprintf(layout, sizeof layout, "%s", m.layout.c_str());
 }
 
-} // namespace
-
-int64_t load_at_start(SharedState *shared) {
-    char current[256];
-    server_layout_text(current);
-    std::snprintf(shared->mark_layout, sizeof shared->mark_layout, "%s", current);
-    shared->refusal_detail[0] = '\0';
-    pg_atomic_init_u32(&shared->snowflake_refusal, uint32(Refusal::none));
-    pg_atomic_init_u32(&shared->uuidv7_refusal, uint32(Refusal::none));
-
+// The file at start: its mark, with the refusals its state calls for.
+int64_t read_at_start(const char *current) {
     char text[1024], why[512] = "";
     mark_io::ReadResult r = mark_io::read(file_name, text, sizeof text, why, sizeof why);
     if (r == mark_io::ReadResult::missing)
@@ -165,40 +163,63 @@ int64_t load_at_start(SharedState *shared) {
     return mark_ms;
 }
 
-uint64_t snowflake_state_after_restart(int64_t high_water_ms) {
-    const core::snowflake::Layout &layout = snowflake::server_layout();
-    return pg::guarded([&] { return core::snowflake::state_after_restart(layout, high_water_ms); });
+} // namespace
+
+void request_shared() {
+    RequestAddinShmemSpace(sizeof(MarkShared));
+    RequestNamedLWLockTranche(lock_tranche, 1);
+}
+
+void listen(WordsListener listener) { words_listener = listener; }
+
+int64_t startup(const char *current) {
+    std::snprintf(server_layout_text, sizeof server_layout_text, "%s", current);
+    bool found = false;
+    shared = static_cast<MarkShared *>(ShmemInitStruct("crid high-water mark", sizeof(MarkShared), &found));
+    if (found)
+        return current_mark_ms();
+    std::memset(static_cast<void *>(shared), 0, sizeof(MarkShared));
+    shared->lock = &GetNamedLWLockTranche(lock_tranche)[0].lock;
+    for (pg_atomic_uint64 *c : {&shared->mark_ms, &shared->backend_writes, &shared->keeper_writes})
+        pg_atomic_init_u64(c, 0);
+    pg_atomic_init_u32(&shared->mark_wanted, 0);
+    shared->keeper_latch = nullptr;
+    std::snprintf(shared->mark_layout, sizeof shared->mark_layout, "%s", current);
+    shared->refusal_detail[0] = '\0';
+    pg_atomic_init_u32(&shared->snowflake_refusal, uint32(Refusal::none));
+    pg_atomic_init_u32(&shared->uuidv7_refusal, uint32(Refusal::none));
+    int64_t mark = read_at_start(current);
+    pg_atomic_write_u64(&shared->mark_ms, uint64(mark < 0 ? 0 : mark));
+    return mark;
 }
 
 void ensure(int64_t unix_ms) {
-    SharedState *shared = shared_state();
-    int64_t mark = int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms));
+    int64_t mark = int64_t(pg_atomic_read_u64(&shared->mark_ms));
     if (mark >= unix_ms) {
         // Ask the keeper once, when the ids come near; the flag keeps the
         // shared line read-only until then.
         if (mark - unix_ms < lead_ms() / 2 && pg_atomic_read_u32(&shared->mark_wanted) == 0) {
             uint32 expected = 0;
-            Latch *keeper = shared->mark_keeper_latch;
+            Latch *keeper = shared->keeper_latch;
             if (pg_atomic_compare_exchange_u32(&shared->mark_wanted, &expected, 1) && keeper)
                 SetLatch(keeper);
         }
         return;
     }
-    LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
+    LWLockAcquire(shared->lock, LW_EXCLUSIVE);
     // Another backend, or the keeper, may have written while we waited.
-    if (int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms)) < unix_ms) {
-        write_mark(shared, target_for(unix_ms));
-        pg_atomic_fetch_add_u64(&shared->snowflake_persists, 1);
+    if (int64_t(pg_atomic_read_u64(&shared->mark_ms)) < unix_ms) {
+        write_mark(target_for(unix_ms));
+        pg_atomic_fetch_add_u64(&shared->backend_writes, 1);
     }
-    LWLockRelease(shared->snowflake_persist_lock);
+    LWLockRelease(shared->lock);
 }
 
 void move_ahead() {
-    SharedState *shared = shared_state();
     if (pg_atomic_read_u32(&shared->mark_wanted) == 0)
         return;
-    LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
-    int64_t mark = int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms));
+    LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+    int64_t mark = int64_t(pg_atomic_read_u64(&shared->mark_ms));
     int64_t target = core::wall_clock_ns() / core::ns_per_ms + lead_ms();
     // Ids borrowed ahead of the clock (after a restart or a step back) are
     // not followed: moving the mark a lead past them at every request would
@@ -209,40 +230,29 @@ void move_ahead() {
     if (target - mark >= lead_ms() / 2) {
         // Cleared before writing: an id that comes near during the write asks again.
         pg_atomic_write_u32(&shared->mark_wanted, 0);
-        write_mark(shared, target);
-        pg_atomic_fetch_add_u64(&shared->mark_keeper_persists, 1);
+        write_mark(target);
+        pg_atomic_fetch_add_u64(&shared->keeper_writes, 1);
     }
-    LWLockRelease(shared->snowflake_persist_lock);
+    LWLockRelease(shared->lock);
 }
 
 void apply_replayed(int64_t unix_ms, const char *layout) {
-    SharedState *shared = shared_state();
     if (!shared || unix_ms < 0 || uint64_t(unix_ms) > core::uuidv7::max_unix_ms)
         return;
-    LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
-    if (int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms)) < unix_ms ||
+    LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+    if (int64_t(pg_atomic_read_u64(&shared->mark_ms)) < unix_ms ||
         Refusal(pg_atomic_read_u32(&shared->uuidv7_refusal)) == Refusal::mark_damaged) {
         std::snprintf(shared->mark_layout, sizeof shared->mark_layout, "%s", layout);
         // The primary's mark replaces whatever this server had: a damaged
         // file is repaired, and the layout is the one the primary minted in.
-        MemoryContext context = CurrentMemoryContext;
-        PG_TRY();
-        { write_file(shared, unix_ms); }
-        PG_CATCH();
-        {
-            MemoryContextSwitchTo(context);
-            ErrorData *error = CopyErrorData();
-            FlushErrorState();
-            ereport(WARNING, (errmsg("crid: could not write the replayed high-water mark: %s", error->message),
+        CaughtError error;
+        if (!catch_pg_error([](void *ms) { write_file(*static_cast<int64_t *>(ms)); }, &unix_ms, error))
+            ereport(WARNING, (errmsg("crid: could not write the replayed high-water mark: %s", error.message),
                               errdetail("Ids stay above it in this server's memory; after a restart they resume "
                                         "from the file, which may be older.")));
-            FreeErrorData(error);
-        }
-        PG_END_TRY();
-        pg_atomic_write_u64(&shared->snowflake_persisted_ms, uint64(unix_ms));
-        restart_words_at(shared, unix_ms, false);
-        char current[256];
-        server_layout_text(current);
+        pg_atomic_write_u64(&shared->mark_ms, uint64(unix_ms));
+        raise_words(unix_ms, false);
+        const char *current = server_layout_text;
         pg_atomic_write_u32(&shared->uuidv7_refusal, uint32(Refusal::none));
         bool same_layout = std::strcmp(current, layout) == 0;
         if (same_layout)
@@ -252,10 +262,12 @@ void apply_replayed(int64_t unix_ms, const char *layout) {
                           "Ids were minted as \"%s\"; this server is set to \"%s\".", layout, current);
         pg_atomic_write_u32(&shared->snowflake_refusal, uint32(same_layout ? Refusal::none : Refusal::layout_changed));
     }
-    LWLockRelease(shared->snowflake_persist_lock);
+    LWLockRelease(shared->lock);
 }
 
-void raise_snowflake_refusal(SharedState *shared) {
+namespace {
+
+[[noreturn]] void raise_snowflake_refusal() {
     if (Refusal(pg_atomic_read_u32(&shared->snowflake_refusal)) == Refusal::layout_changed)
         ereport(ERROR,
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -266,7 +278,23 @@ void raise_snowflake_refusal(SharedState *shared) {
     mark_io::raise_damaged(file_name, "snowflake ids", "snowflake id", shared->refusal_detail);
 }
 
-void check_uuidv7(SharedState *shared) {
+} // namespace
+
+void check_snowflake() {
+    if (pg_atomic_read_u32(&shared->snowflake_refusal) != uint32(Refusal::none))
+        raise_snowflake_refusal();
+}
+
+Refusal snowflake_refusal() { return Refusal(pg_atomic_read_u32(&shared->snowflake_refusal)); }
+Refusal uuidv7_refusal() { return Refusal(pg_atomic_read_u32(&shared->uuidv7_refusal)); }
+uint64_t backend_writes() { return pg_atomic_read_u64(&shared->backend_writes); }
+uint64_t keeper_writes() { return pg_atomic_read_u64(&shared->keeper_writes); }
+void set_keeper_latch(Latch *latch) {
+    if (shared)
+        shared->keeper_latch = latch;
+}
+
+void check_uuidv7() {
     if (pg_atomic_read_u32(&shared->uuidv7_refusal) == uint32(Refusal::none))
         return;
     throw core::Error(core::ErrorKind::prerequisite_state,
@@ -277,27 +305,25 @@ void check_uuidv7(SharedState *shared) {
                       "crid.uuidv7_order = backend needs no mark.");
 }
 
-int64_t accept_layout(bool force) {
-    SharedState *shared = shared_state();
+int64_t accept_layout(bool force, const core::snowflake::Layout &layout, const char *layout_text) {
     if (!shared)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("crid_accept_layout needs crid in shared_preload_libraries")));
     refuse_during_recovery("crid_accept_layout");
-    const core::snowflake::Layout &layout = snowflake::server_layout();
-    LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
+    LWLockAcquire(shared->lock, LW_EXCLUSIVE);
     Refusal refusal = Refusal(pg_atomic_read_u32(&shared->snowflake_refusal));
     if (refusal == Refusal::mark_damaged)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("the high-water file \"%s\" is damaged: there is no layout to accept", file_name),
                         errhint("Repair it with SELECT crid_reset_high_water(at).")));
     if (refusal == Refusal::none) {
-        LWLockRelease(shared->snowflake_persist_lock);
+        LWLockRelease(shared->lock);
         ereport(NOTICE, (errmsg("the snowflake layout has not changed; nothing to accept")));
         return -1;
     }
-    int64_t mark = int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms));
+    int64_t mark = int64_t(pg_atomic_read_u64(&shared->mark_ms));
     int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
-    int64_t borrow_ms = snowflake::current_policy().borrow_ms;
+    int64_t borrow_ms = clock_policy().borrow_ms;
     const char *old_text = shared->mark_layout;
     core::snowflake::LayoutChange change;
     char old_describe[256];
@@ -331,23 +357,22 @@ int64_t accept_layout(bool force) {
         mark = change.first_unix_ms - 1;
         resume_ms = change.first_unix_ms;
     }
-    char current[256];
-    server_layout_text(current);
+    const char *current = layout_text;
     std::snprintf(shared->mark_layout, sizeof shared->mark_layout, "%s", current);
-    write_mark(shared, mark);
-    restart_words_at(shared, mark, false);
+    write_mark(mark);
+    raise_words(mark, false);
     pg_atomic_write_u32(&shared->snowflake_refusal, uint32(Refusal::none));
-    LWLockRelease(shared->snowflake_persist_lock);
+    LWLockRelease(shared->lock);
     ereport(LOG,
             (errmsg("crid: snowflake layout \"%s\" accepted%s; snowflake ids resume from %s", current,
                     force ? " (forced: new ids may equal or sort before old ones)" : "", timestamp_text(resume_ms))));
     return resume_ms;
 }
 
-void check_reset_time(int64_t at_unix_ms, bool force, int64_t crid_last_unix_ms) {
+void check_reset_time(int64_t at_unix_ms, bool force, int64_t snowflake_last_ms, int64_t crid_last_unix_ms) {
     refuse_during_recovery("crid_reset_high_water");
     int64_t now_ms = core::wall_clock_ns() / core::ns_per_ms;
-    int64_t borrow_ms = snowflake::current_policy().borrow_ms;
+    int64_t borrow_ms = clock_policy().borrow_ms;
     if (at_unix_ms < 0 || uint64_t(at_unix_ms) > core::uuidv7::max_unix_ms)
         ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
                         errmsg("crid_reset_high_water: %s is outside 1970-01-01 to 10889-08-02, the range of the mark",
@@ -366,7 +391,6 @@ void check_reset_time(int64_t at_unix_ms, bool force, int64_t crid_last_unix_ms)
     // A mark past a layout's end stops that family for good; one beyond the
     // borrow window stops snowflake and crid minting until the clock
     // catches up with it. Both are refused unless forced.
-    int64_t snowflake_last_ms = core::snowflake::last_unix_ms(snowflake::server_layout_or_error());
     const char *family = at_unix_ms > snowflake_last_ms   ? "snowflake"
                          : at_unix_ms > crid_last_unix_ms ? "crid"
                                                           : nullptr;
@@ -393,29 +417,25 @@ void check_reset_time(int64_t at_unix_ms, bool force, int64_t crid_last_unix_ms)
                          "set it anyway.")));
 }
 
-int64_t reset(int64_t at_unix_ms, bool force) {
-    SharedState *shared = shared_state();
-    LWLockAcquire(shared->snowflake_persist_lock, LW_EXCLUSIVE);
+int64_t reset(int64_t at_unix_ms, bool force, const char *layout_text) {
+    LWLockAcquire(shared->lock, LW_EXCLUSIVE);
     bool damaged = Refusal(pg_atomic_read_u32(&shared->uuidv7_refusal)) == Refusal::mark_damaged;
     // An intact mark never moves back unless forced: it may be ahead of
     // `at` by the write lead, and moving it back could let ids repeat.
-    int64_t mark = int64_t(pg_atomic_read_u64(&shared->snowflake_persisted_ms));
+    int64_t mark = int64_t(pg_atomic_read_u64(&shared->mark_ms));
     if (!damaged && !force && mark > at_unix_ms)
         at_unix_ms = mark;
     // A damaged file names no layout: the ids up to `at` count as minted
     // under this server's. A changed layout stays for crid_accept_layout().
-    if (damaged) {
-        char current[256];
-        server_layout_text(current);
-        std::snprintf(shared->mark_layout, sizeof shared->mark_layout, "%s", current);
-    }
-    write_mark(shared, at_unix_ms);
-    restart_words_at(shared, at_unix_ms, force || damaged);
+    if (damaged)
+        std::snprintf(shared->mark_layout, sizeof shared->mark_layout, "%s", layout_text);
+    write_mark(at_unix_ms);
+    raise_words(at_unix_ms, force || damaged);
     if (damaged) {
         pg_atomic_write_u32(&shared->snowflake_refusal, uint32(Refusal::none));
         pg_atomic_write_u32(&shared->uuidv7_refusal, uint32(Refusal::none));
     }
-    LWLockRelease(shared->snowflake_persist_lock);
+    LWLockRelease(shared->lock);
     ereport(LOG, (errmsg("crid: high-water mark reset to %s%s", timestamp_text(at_unix_ms),
                          damaged ? " (the damaged file is replaced)" : "")));
     return at_unix_ms;
@@ -428,20 +448,6 @@ const char *timestamp_text(int64_t unix_ms) {
     return pstrdup(timestamptz_to_str(core::pg_us_from_unix_ms(unix_ms)));
 }
 
-int64_t current_mark_ms() { return int64_t(pg_atomic_read_u64(&shared_state()->snowflake_persisted_ms)); }
-
-int64_t node_last_unix_ms(int64_t node) {
-    if (node < 0 || node >= snowflake_slot_count())
-        return 0;
-    const core::snowflake::Layout &l = snowflake::server_layout();
-    uint64_t state = snowflake_slots()[node].state.load();
-    return state == 0 ? 0 : core::snowflake::unit_start_unix_ms(l, core::snowflake::state_unit(l, state));
-}
-
-void raise_node_above(int64_t node, int64_t unix_ms) {
-    ensure(unix_ms);
-    uint64_t start = snowflake_state_after_restart(unix_ms);
-    core::advance(snowflake_slots()[node].state, [start](uint64_t old) { return old > start ? old : start; });
-}
+int64_t current_mark_ms() { return int64_t(pg_atomic_read_u64(&shared->mark_ms)); }
 
 } // namespace crid::pg::high_water

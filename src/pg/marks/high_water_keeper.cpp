@@ -1,7 +1,6 @@
 #include "marks/high_water_keeper.hpp"
 
 #include "marks/high_water.hpp"
-#include "module/shared_memory.hpp"
 
 extern "C" {
 #include "pgstat.h"
@@ -18,10 +17,7 @@ namespace crid::pg::high_water {
 
 namespace {
 
-void forget_latch(int, Datum) {
-    if (SharedState *shared = shared_state())
-        shared->mark_keeper_latch = nullptr;
-}
+void forget_latch(int, Datum) { set_keeper_latch(nullptr); }
 
 } // namespace
 
@@ -49,9 +45,8 @@ void crid_high_water_keeper_main(Datum) {
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
     pqsignal(SIGTERM, die);
     BackgroundWorkerUnblockSignals();
-    crid::pg::SharedState *shared = crid::pg::shared_state();
     before_shmem_exit(crid::pg::high_water::forget_latch, 0);
-    shared->mark_keeper_latch = MyLatch;
+    crid::pg::high_water::set_keeper_latch(MyLatch);
     for (;;) {
         if (ConfigReloadPending) {
             ConfigReloadPending = false;

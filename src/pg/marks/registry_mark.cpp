@@ -6,26 +6,40 @@
 #include "core/marks.hpp"
 #include "core/time_units.hpp"
 
+extern "C" {
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+}
+
 #include <cstdio>
 
-namespace crid::pg::crid_ids::registry_mark {
+namespace crid::pg::registry_mark {
 
 namespace {
 
+struct MarkShared {
+    pg_atomic_uint32 refusal; // Refusal: read by every crid id
+    LWLock *lock;             // one writer of the file at a time; guards the fields below
+    Mark mark;
+    char detail[512]; // why the mark is refused (set with the refusal, never changed while it stands)
+};
+
+MarkShared *shared = nullptr;
+constexpr const char *lock_tranche = "crid registry mark";
 constexpr const char *file_name = "crid_registry_mark";
 constexpr const char *temp_name = "crid_registry_mark.tmp";
 
-// Writes the mark and records it in shared memory (mark_lock held).
-void write_mark(CridShared *s, int64_t unix_s, int64_t sequence) {
+// Writes the mark and records it in shared memory (lock held).
+void write_mark(int64_t unix_s, int64_t sequence) {
     char text[256];
     pg::guarded([&] {
         std::snprintf(text, sizeof text, "%s",
                       core::marks::format(core::marks::RegistryMark{unix_s, sequence}).c_str());
     });
     mark_io::write(file_name, temp_name, text);
-    s->mark_known = true;
-    s->mark_unix_s = unix_s;
-    s->mark_sequence = sequence;
+    shared->mark.known = true;
+    shared->mark.unix_s = unix_s;
+    shared->mark.sequence = sequence;
 }
 
 // The second and sequence of the file's text; throws core::Error for damage.
@@ -35,15 +49,7 @@ void parse(const char *text, int64_t &unix_s, int64_t &sequence) {
     sequence = m.sequence;
 }
 
-} // namespace
-
-void load_at_start(CridShared *s) {
-    s->mark_known = false;
-    s->mark_unix_s = 0;
-    s->mark_sequence = 0;
-    s->mark_generation = 0;
-    s->mark_detail[0] = '\0';
-    pg_atomic_init_u32(&s->mark_refusal, uint32(Refusal::none));
+void read_at_start() {
     char text[512], why[512] = "";
     mark_io::ReadResult r = mark_io::read(file_name, text, sizeof text, why, sizeof why);
     if (r == mark_io::ReadResult::missing)
@@ -53,41 +59,64 @@ void load_at_start(CridShared *s) {
     if (r == mark_io::ReadResult::read && !pg::attempt([&] { parse(text, unix_s, sequence); }, error))
         std::snprintf(why, sizeof why, "%s", error.message);
     if (why[0]) {
-        std::snprintf(s->mark_detail, sizeof s->mark_detail, "%s", why);
-        pg_atomic_write_u32(&s->mark_refusal, uint32(Refusal::mark_damaged));
+        std::snprintf(shared->detail, sizeof shared->detail, "%s", why);
+        pg_atomic_write_u32(&shared->refusal, uint32(Refusal::mark_damaged));
         mark_io::warn_damaged(file_name, "crid ids", why);
         return;
     }
-    s->mark_known = true;
-    s->mark_unix_s = unix_s;
-    s->mark_sequence = sequence;
+    shared->mark.known = true;
+    shared->mark.unix_s = unix_s;
+    shared->mark.sequence = sequence;
+}
+
+} // namespace
+
+void request_shared() {
+    RequestAddinShmemSpace(sizeof(MarkShared));
+    RequestNamedLWLockTranche(lock_tranche, 1);
+}
+
+void startup() {
+    bool found = false;
+    shared = static_cast<MarkShared *>(ShmemInitStruct("crid registry mark", sizeof(MarkShared), &found));
+    if (found)
+        return;
+    std::memset(static_cast<void *>(shared), 0, sizeof(MarkShared));
+    pg_atomic_init_u32(&shared->refusal, uint32(Refusal::none));
+    shared->lock = &GetNamedLWLockTranche(lock_tranche)[0].lock;
+    shared->mark = Mark{};
+    read_at_start();
+}
+
+Mark current() {
+    LWLockAcquire(shared->lock, LW_SHARED);
+    Mark m = shared->mark;
+    LWLockRelease(shared->lock);
+    return m;
 }
 
 void cover(int64_t unix_s, int64_t sequence) {
-    CridShared *s = shared();
-    LWLockAcquire(s->mark_lock, LW_EXCLUSIVE);
-    if (!s->mark_known || unix_s > s->mark_unix_s)
-        write_mark(s, unix_s, sequence);
-    LWLockRelease(s->mark_lock);
+    LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+    if (!shared->mark.known || unix_s > shared->mark.unix_s)
+        write_mark(unix_s, sequence);
+    LWLockRelease(shared->lock);
 }
 
 int64_t reset(int64_t at_unix_ms, bool force) {
-    CridShared *s = shared();
     int64_t at_s = core::floor_div(at_unix_ms, core::ms_per_s);
-    LWLockAcquire(s->mark_lock, LW_EXCLUSIVE);
-    bool damaged = Refusal(pg_atomic_read_u32(&s->mark_refusal)) == Refusal::mark_damaged;
-    if (damaged || force || !s->mark_known || at_s > s->mark_unix_s)
-        write_mark(s, at_s, 0);
-    int64_t held_s = s->mark_unix_s;
-    s->mark_generation++;
-    pg_atomic_write_u32(&s->mark_refusal, uint32(Refusal::none));
-    Latch *worker = s->worker_latch;
-    LWLockRelease(s->mark_lock);
-    if (worker)
-        SetLatch(worker);
+    LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+    bool damaged = refusal() == Refusal::mark_damaged;
+    if (damaged || force || !shared->mark.known || at_s > shared->mark.unix_s)
+        write_mark(at_s, 0);
+    int64_t held_s = shared->mark.unix_s;
+    shared->mark.generation++;
+    pg_atomic_write_u32(&shared->refusal, uint32(Refusal::none));
+    LWLockRelease(shared->lock);
     return held_s;
 }
 
-void raise_refusal(CridShared *s) { mark_io::raise_damaged(file_name, "crid ids", "crid id", s->mark_detail); }
+Refusal refusal() noexcept { return shared ? Refusal(pg_atomic_read_u32(&shared->refusal)) : Refusal::none; }
 
-} // namespace crid::pg::crid_ids::registry_mark
+void raise_refusal() { mark_io::raise_damaged(file_name, "crid ids", "crid id", shared->detail); }
+
+} // namespace crid::pg::registry_mark

@@ -9,15 +9,26 @@
 // a superuser repairs it with crid_reset_high_water(at) or restores it.
 #pragma once
 
+#include "common/minting.hpp"
 #include "common/postgres_headers.hpp"
 
-#include "blocks/block_shared.hpp"
+namespace crid::pg::registry_mark {
 
-namespace crid::pg::crid_ids::registry_mark {
+// Its shared state: from shmem_request_hook, then in the postmaster at start
+// and after every crash, when the file is read; a WARNING and a refusal for
+// a damaged one. Never raises an ERROR.
+void request_shared();
+void startup();
 
-// At start and after a crash, in the postmaster: reads the file into `s`;
-// a WARNING and a refusal for a damaged one. Never raises an ERROR.
-void load_at_start(CridShared *s);
+// The mark as the worker's guard starts from: `generation` changes with
+// every crid_reset_high_water(), which restarts the guard.
+struct Mark {
+    uint64_t generation = 0;
+    bool known = false;   // a mark exists (read at start or written since)
+    int64_t unix_s = 0;   // the last second with a reserved block
+    int64_t sequence = 0; // its registry row had reached at least this
+};
+Mark current();
 
 // The worker, before it serves ids of `unix_s` (a second in Unix seconds):
 // makes sure the mark on disk covers it, writing only when it is a later
@@ -27,10 +38,18 @@ void cover(int64_t unix_s, int64_t sequence);
 
 // crid_reset_high_water(at, force) for the registry mark: the mark moves to
 // at's second (never back unless forced, or when it was damaged) and the
-// worker restarts its guard from it. Returns the second the mark holds now.
+// next current() has a new generation. Returns the second the mark holds now.
 int64_t reset(int64_t at_unix_ms, bool force);
 
-// ERROR 55000 for crid_next() while the mark is damaged.
-[[noreturn]] void raise_refusal(CridShared *s);
+// What refuses crid minting now (none or mark_damaged), for crid_stats().
+Refusal refusal() noexcept;
 
-} // namespace crid::pg::crid_ids::registry_mark
+// ERROR 55000 while the mark is damaged: every crid id passes here (one
+// atomic read).
+[[noreturn]] void raise_refusal();
+inline void check() {
+    if (refusal() != Refusal::none)
+        raise_refusal();
+}
+
+} // namespace crid::pg::registry_mark

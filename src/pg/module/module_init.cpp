@@ -1,9 +1,12 @@
 // Module entry point: settings, and shared memory when preloaded.
 #include "common/postgres_headers.hpp"
 
+#include "blocks/block_shared.hpp"
 #include "blocks/crid_settings.hpp"
-#include "registry/registry_worker.hpp"
+#include "common/clock_policy.hpp"
 #include "registry/registry_settings.hpp"
+#include "registry/registry_worker.hpp"
+#include "registry/worker_states.hpp"
 #include "marks/high_water_keeper.hpp"
 #include "marks/high_water_wal.hpp"
 #include "module/shared_memory.hpp"
@@ -26,17 +29,19 @@ void _PG_init(void) {
     crid::pg::uuidv7::define_settings();
     crid::pg::snowflake::define_settings();
     crid::pg::crid_ids::define_settings();
-    crid::pg::fleet::define_settings();
+    crid::pg::registry::define_settings();
+    crid::pg::define_clock_settings();
     crid::pg::time_predicates::init(process_shared_preload_libraries_in_progress);
     MarkGUCPrefixReserved("crid");
     if (process_shared_preload_libraries_in_progress) {
         crid::pg::snowflake::load_server_layout();
         crid::pg::snowflake::check_node_settings();
         crid::pg::crid_ids::load_layout();
-        crid::pg::crid_ids::load_registry_table();
-        crid::pg::fleet::validate_at_start();
+        crid::pg::registry::load_registry_table();
+        crid::pg::registry::validate_at_start();
         crid::pg::install_shared_memory_hooks();
-        crid::pg::crid_ids::register_worker();
+        crid::pg::registry::register_worker();
+        crid::pg::crid_ids::set_timeout_explainer(crid::pg::registry::explain_timeout);
         crid::pg::high_water::register_keeper();
         crid::pg::high_water_wal::register_rmgr();
     }

@@ -1,14 +1,17 @@
 // The superuser functions that resolve what stops minting without stopping
-// the server (DESIGN.md, Availability): accepting a changed snowflake layout,
-// and repairing the mark files.
+// the server: accepting a changed snowflake layout, and repairing the mark
+// files. They live here, above the marks and the families, because each
+// moves a mark and then the words of the families that follow it.
 #include "common/postgres_headers.hpp"
 
-#include "common/boundary.hpp"
+#include "blocks/block_shared.hpp"
 #include "blocks/crid_settings.hpp"
+#include "common/args.hpp"
+#include "common/boundary.hpp"
+#include "common/minting.hpp"
 #include "marks/high_water.hpp"
 #include "marks/registry_mark.hpp"
-#include "module/shared_memory.hpp"
-#include "common/args.hpp"
+#include "snowflake/snowflake_settings.hpp"
 
 #include "core/time_units.hpp"
 
@@ -32,12 +35,6 @@ int64_t crid_last_unix_ms() {
     });
 }
 
-bool force_arg(FunctionCallInfo fcinfo, int n, const char *function) {
-    if (PG_ARGISNULL(n))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s: force must not be NULL", function)));
-    return PG_GETARG_BOOL(n);
-}
-
 } // namespace
 
 extern "C" {
@@ -49,9 +46,11 @@ PG_FUNCTION_INFO_V1(crid_reset_high_water);
 // snowflake layout of the settings after a change; returns the time from
 // which new snowflake ids are minted (NULL when the layout had not changed).
 Datum crid_accept_layout(PG_FUNCTION_ARGS) {
-    bool force = force_arg(fcinfo, 0, "crid_accept_layout");
+    bool force = crid::pg::required_bool(fcinfo, 0, "crid_accept_layout", "force");
     require_superuser("crid_accept_layout");
-    int64_t resume_ms = crid::pg::high_water::accept_layout(force);
+    char layout_text[256];
+    crid::pg::snowflake::server_layout_text(layout_text);
+    int64_t resume_ms = crid::pg::high_water::accept_layout(force, crid::pg::snowflake::server_layout(), layout_text);
     if (resume_ms < 0)
         PG_RETURN_NULL();
     PG_RETURN_TIMESTAMPTZ(crid::pg::timestamptz_from_unix_ms(resume_ms));
@@ -65,13 +64,18 @@ Datum crid_accept_layout(PG_FUNCTION_ARGS) {
 Datum crid_reset_high_water(PG_FUNCTION_ARGS) {
     namespace hw = crid::pg::high_water;
     int64_t at = crid::pg::finite_timestamp_arg(fcinfo, 0, "crid_reset_high_water");
-    bool force = force_arg(fcinfo, 1, "crid_reset_high_water");
+    bool force = crid::pg::required_bool(fcinfo, 1, "crid_reset_high_water", "force");
     require_superuser("crid_reset_high_water");
     int64_t at_ms = crid::core::unix_ms_from_pg_us_floor(at);
-    hw::check_reset_time(at_ms, force, crid_last_unix_ms());
-    int64_t mark_ms = hw::reset(at_ms, force);
+    int64_t snowflake_last_ms = crid::core::snowflake::last_unix_ms(crid::pg::snowflake::server_layout_or_error());
+    hw::check_reset_time(at_ms, force, snowflake_last_ms, crid_last_unix_ms());
+    char layout_text[256];
+    crid::pg::snowflake::server_layout_text(layout_text);
+    int64_t mark_ms = hw::reset(at_ms, force, layout_text);
     int64_t at_s = crid::core::floor_div(at_ms, crid::core::ms_per_s);
-    int64_t mark_s = crid::pg::crid_ids::registry_mark::reset(at_ms, force);
+    int64_t mark_s = crid::pg::registry_mark::reset(at_ms, force);
+    // The worker restarts its registry guard from the moved mark at once.
+    crid::pg::crid_ids::wake_filler();
     if (mark_ms > at_ms)
         ereport(NOTICE, (errmsg("crid_reset_high_water: the high-water mark stays at %s, later than %s",
                                 hw::timestamp_text(mark_ms), hw::timestamp_text(at_ms)),

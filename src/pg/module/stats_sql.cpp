@@ -3,8 +3,12 @@
 #include "common/postgres_headers.hpp"
 
 #include "blocks/block_shared.hpp"
+#include "common/minting.hpp"
+#include "marks/high_water.hpp"
+#include "marks/registry_mark.hpp"
+#include "registry/worker_status.hpp"
 #include "snowflake/node_fence.hpp"
-#include "module/shared_memory.hpp"
+#include "snowflake/node_words.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -14,15 +18,15 @@ namespace {
 
 struct Metric {
     const char *name;
-    pg_atomic_uint64 crid::pg::SnowflakeNodeSlot::*field;
+    pg_atomic_uint64 crid::pg::snowflake::NodeWord::*field;
 };
 
 constexpr Metric snowflake_metrics[] = {
-    {"ids", &crid::pg::SnowflakeNodeSlot::minted},
-    {"clock_waits", &crid::pg::SnowflakeNodeSlot::clock_waits},
-    {"clock_borrows", &crid::pg::SnowflakeNodeSlot::clock_borrows},
-    {"clock_refusals", &crid::pg::SnowflakeNodeSlot::clock_refusals},
-    {"exhaustion_waits", &crid::pg::SnowflakeNodeSlot::exhaustion_waits},
+    {"ids", &crid::pg::snowflake::NodeWord::minted},
+    {"clock_waits", &crid::pg::snowflake::NodeWord::clock_waits},
+    {"clock_borrows", &crid::pg::snowflake::NodeWord::clock_borrows},
+    {"clock_refusals", &crid::pg::snowflake::NodeWord::clock_refusals},
+    {"exhaustion_waits", &crid::pg::snowflake::NodeWord::exhaustion_waits},
 };
 
 void put_row(ReturnSetInfo *rsinfo, const char *family, int node, const char *metric, uint64 value) {
@@ -60,31 +64,30 @@ PG_FUNCTION_INFO_V1(crid_stats);
 Datum crid_stats(PG_FUNCTION_ARGS) {
     InitMaterializedSRF(fcinfo, 0);
     ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
-    crid::pg::SharedState *shared = crid::pg::shared_state();
-    if (!shared)
+    namespace pg = crid::pg;
+    if (!pg::preloaded())
         return (Datum)0;
-    put_row(rsinfo, "snowflake", -1, "high_water_writes", pg_atomic_read_u64(&shared->snowflake_persists));
-    put_row(rsinfo, "snowflake", -1, "high_water_keeper_writes", pg_atomic_read_u64(&shared->mark_keeper_persists));
+    put_row(rsinfo, "snowflake", -1, "high_water_writes", pg::high_water::backend_writes());
+    put_row(rsinfo, "snowflake", -1, "high_water_keeper_writes", pg::high_water::keeper_writes());
     // 1 while the family refuses to mint (see high_water.hpp, registry_mark.hpp).
-    crid::pg::Refusal snowflake_refusal = crid::pg::Refusal(pg_atomic_read_u32(&shared->snowflake_refusal));
-    put_row(rsinfo, "snowflake", -1, "layout_changed", snowflake_refusal == crid::pg::Refusal::layout_changed);
-    put_row(rsinfo, "snowflake", -1, "high_water_damaged", snowflake_refusal == crid::pg::Refusal::mark_damaged);
-    put_row(rsinfo, "uuidv7", -1, "high_water_damaged",
-            pg_atomic_read_u32(&shared->uuidv7_refusal) == uint32(crid::pg::Refusal::mark_damaged));
-    crid::pg::SnowflakeNodeSlot *slots = crid::pg::snowflake_slots();
-    for (int64_t n = 0; n < crid::pg::snowflake_slot_count(); ++n) {
-        crid::pg::SnowflakeNodeSlot &slot = slots[n];
-        if (pg_atomic_read_u64(&slot.minted) == 0 && pg_atomic_read_u64(&slot.clock_refusals) == 0)
+    pg::Refusal snowflake_refusal = pg::high_water::snowflake_refusal();
+    put_row(rsinfo, "snowflake", -1, "layout_changed", snowflake_refusal == pg::Refusal::layout_changed);
+    put_row(rsinfo, "snowflake", -1, "high_water_damaged", snowflake_refusal == pg::Refusal::mark_damaged);
+    put_row(rsinfo, "uuidv7", -1, "high_water_damaged", pg::high_water::uuidv7_refusal() == pg::Refusal::mark_damaged);
+    pg::snowflake::NodeWord *words = pg::snowflake::node_words();
+    for (int64_t n = 0; n < pg::snowflake::node_word_count(); ++n) {
+        pg::snowflake::NodeWord &word = words[n];
+        if (pg_atomic_read_u64(&word.minted) == 0 && pg_atomic_read_u64(&word.clock_refusals) == 0)
             continue;
         for (const Metric &m : snowflake_metrics)
-            put_row(rsinfo, "snowflake", int(n), m.name, pg_atomic_read_u64(&(slot.*m.field)));
+            put_row(rsinfo, "snowflake", int(n), m.name, pg_atomic_read_u64(&(word.*m.field)));
     }
     // Snowflake node leases, on a server that mints only for nodes it holds
     // (crid.registry set, or crid.node_id = 'lease').
-    crid::pg::lease::LeaseShared *leases = crid::pg::lease::shared();
-    if (leases && pg_atomic_read_u32(&leases->fenced)) {
+    pg::fence::NodeFence *leases = pg::fence::shared();
+    if (pg_atomic_read_u32(&leases->fenced)) {
         uint32 node = pg_atomic_read_u32(&leases->leased_node);
-        put_row(rsinfo, "snowflake", -1, "lease_node", node == crid::pg::lease::no_node ? uint64(-1) : node);
+        put_row(rsinfo, "snowflake", -1, "lease_node", node == pg::fence::no_node ? uint64(-1) : node);
         put_row(rsinfo, "snowflake", -1, "lease_renewals", pg_atomic_read_u64(&leases->renewals));
         put_row(rsinfo, "snowflake", -1, "lease_acquisitions", pg_atomic_read_u64(&leases->acquisitions));
         put_row(rsinfo, "snowflake", -1, "lease_losses", pg_atomic_read_u64(&leases->losses));
@@ -93,11 +96,11 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
         bool refused = leases->refused[0] != '\0';
         SpinLockRelease(&leases->lock);
         put_row(rsinfo, "snowflake", -1, "lease_refused", refused);
-        for (int64_t n = 0; n < crid::pg::lease::max_nodes; ++n)
-            if (crid::pg::lease::held(leases, n))
+        for (int64_t n = 0; n < pg::fence::max_nodes; ++n)
+            if (pg::fence::held(leases, n))
                 put_row(rsinfo, "snowflake", int(n), "lease_held", 1);
     }
-    crid::pg::crid_ids::CridShared *blocks = crid::pg::crid_ids::shared();
+    pg::crid_ids::BlockShared *blocks = pg::crid_ids::shared();
     uint64 reserved = pg_atomic_read_u64(&blocks->ids_reserved);
     uint64 unserved = blocks->server.remaining();
     put_row(rsinfo, "crid", -1, "ids_served", reserved > unserved ? reserved - unserved : 0);
@@ -107,18 +110,18 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
     put_row(rsinfo, "crid", -1, "reserve_target", pg_atomic_read_u64(&blocks->wake_below));
     put_row(rsinfo, "crid", -1, "sync_waits", pg_atomic_read_u64(&blocks->sync_waits));
     put_row(rsinfo, "crid", -1, "wait_timeouts", pg_atomic_read_u64(&blocks->wait_timeouts));
-    put_row(rsinfo, "crid", -1, "registry_commits", pg_atomic_read_u64(&blocks->registry_commits));
-    put_row(rsinfo, "crid", -1, "registry_failures", pg_atomic_read_u64(&blocks->registry_failures));
-    put_row(rsinfo, "crid", -1, "registry_us_total", pg_atomic_read_u64(&blocks->registry_us_total));
-    put_row(rsinfo, "crid", -1, "registry_us_max", pg_atomic_read_u64(&blocks->registry_us_max));
-    put_row(rsinfo, "crid", -1, "registry_regressions", pg_atomic_read_u64(&blocks->registry_regressions));
-    put_row(rsinfo, "crid", -1, "registry_round_trips", pg_atomic_read_u64(&blocks->registry_round_trips));
-    put_row(rsinfo, "crid", -1, "registry_last_us", pg_atomic_read_u64(&blocks->registry_last_us));
+    pg::registry::WorkerStatus *worker = pg::registry::status();
+    put_row(rsinfo, "crid", -1, "registry_commits", pg_atomic_read_u64(&worker->commits));
+    put_row(rsinfo, "crid", -1, "registry_failures", pg_atomic_read_u64(&worker->failures));
+    put_row(rsinfo, "crid", -1, "registry_us_total", pg_atomic_read_u64(&worker->us_total));
+    put_row(rsinfo, "crid", -1, "registry_us_max", pg_atomic_read_u64(&worker->us_max));
+    put_row(rsinfo, "crid", -1, "registry_regressions", pg_atomic_read_u64(&worker->regressions));
+    put_row(rsinfo, "crid", -1, "registry_round_trips", pg_atomic_read_u64(&worker->round_trips));
+    put_row(rsinfo, "crid", -1, "registry_last_us", pg_atomic_read_u64(&worker->last_us));
     // A remote registry (crid.registry): 1 while connected, connections made.
-    put_row(rsinfo, "crid", -1, "registry_connected", pg_atomic_read_u32(&blocks->registry_connected));
-    put_row(rsinfo, "crid", -1, "registry_connects", pg_atomic_read_u64(&blocks->registry_connects));
-    put_row(rsinfo, "crid", -1, "registry_mark_damaged",
-            pg_atomic_read_u32(&blocks->mark_refusal) == uint32(crid::pg::Refusal::mark_damaged));
+    put_row(rsinfo, "crid", -1, "registry_connected", pg_atomic_read_u32(&worker->connected));
+    put_row(rsinfo, "crid", -1, "registry_connects", pg_atomic_read_u64(&worker->connects));
+    put_row(rsinfo, "crid", -1, "registry_mark_damaged", pg::registry_mark::refusal() == pg::Refusal::mark_damaged);
     return (Datum)0;
 }
 

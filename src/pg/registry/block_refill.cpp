@@ -1,9 +1,11 @@
 #include "registry/block_refill.hpp"
 
-#include "common/boundary.hpp"
+#include "blocks/block_shared.hpp"
 #include "blocks/crid_settings.hpp"
-#include "registry/registry_link.hpp"
+#include "common/boundary.hpp"
 #include "marks/registry_mark.hpp"
+#include "registry/registry_link.hpp"
+#include "registry/worker_status.hpp"
 
 #include "core/clock.hpp"
 #include "core/registry_floor.hpp"
@@ -14,11 +16,17 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace crid::pg::crid_ids {
+namespace crid::pg::registry {
 
 namespace {
 
 namespace ids = core::crid_ids;
+using crid_ids::block_size;
+using crid_ids::BlockShared;
+using crid_ids::layout;
+using crid_ids::min_evict_age_s;
+using crid_ids::ring_blocks;
+using crid_ids::threshold;
 
 // What the worker has taken from the registry; restarted from the registry
 // mark at worker start and after crid_reset_high_water().
@@ -41,9 +49,7 @@ int64_t regression_reported_ts = -1;
 // At most this many blocks are reserved in one transaction.
 constexpr int max_blocks_per_commit = 8;
 
-// The last condition logged, and the settings last warned about.
-WorkerState logged_state = WorkerState::serving;
-int logged_sqlstate = 0;
+// The settings last warned about.
 int64_t warned_block_size = -1, warned_threshold = -1;
 
 // One reservation transaction.
@@ -110,12 +116,10 @@ ids::ReservationSettings usable_settings(const ids::Layout &l) {
 // generation: at worker start and after crid_reset_high_water(). False when
 // the mark lies outside the crid layout.
 bool sync_guard(const ids::Layout &l) {
-    CridShared *s = shared();
-    LWLockAcquire(s->mark_lock, LW_SHARED);
-    uint64_t generation = s->mark_generation;
-    bool known = s->mark_known;
-    int64_t unix_s = s->mark_unix_s, sequence = s->mark_sequence;
-    LWLockRelease(s->mark_lock);
+    registry_mark::Mark mark = registry_mark::current();
+    uint64_t generation = mark.generation;
+    bool known = mark.known;
+    int64_t unix_s = mark.unix_s, sequence = mark.sequence;
     if (generation == guard_generation)
         return true;
     guard = ids::RegistryGuard{};
@@ -148,35 +152,26 @@ void int8_sink(void *context, int columns, const char *const *values) noexcept {
     row->value = std::strtoll(values[0], nullptr, 10);
 }
 
-// The registry primitive of the Go crid library, run directly rather than
-// through crid_allocate(), so no function, operator or setting a database
-// owner can create changes what runs: one upsert that reserves $2 sequences
-// of second $1 and returns the new next_seq. A second without room for the
-// block ($3 is the largest next_seq the block may start from) is left
-// untouched and returns no row, its own condition rather than an error.
-//
-// The upsert takes its row from the registry's continuity check
-// (crid_registry_check, $4 the table, $5 this server's crid.epoch in Unix
-// ms): a second the registry refuses, or an epoch other than the registry's,
-// inserts nothing, and the check statement before it in the same
-// transaction says which.
+// The reservation every writer runs (crid_registry_reserve in the
+// registry's schema, named by the location, never found through a
+// search_path): $2 sequences of second $1 in table $4, only where the second
+// has room for them ($3 is the largest next_seq they may start from), the
+// registry's continuity check allows the second and its crid.epoch is this
+// server's ($5, Unix ms). It returns the new next_seq, or NULL having
+// reserved nothing; the check statement before it in the same transaction
+// says why.
 // clang-format off
-void upsert_sql(char *out, size_t size, const char *table, const char *check) {
+void upsert_sql(char *out, size_t size, const char *reserve) {
     std::snprintf(out, size,
-                  "INSERT INTO %s AS a (ts, next_seq) SELECT $1::pg_catalog.int8, $2::pg_catalog.int8"
-                  " FROM %s($4::pg_catalog.regclass) c"
-                  " WHERE $1::pg_catalog.int8 OPERATOR(pg_catalog.<=) c.live_max_ts"
-                  " AND (c.refused_from_ts IS NULL OR $1::pg_catalog.int8 OPERATOR(pg_catalog.<) c.refused_from_ts"
-                  "      OR $1::pg_catalog.int8 OPERATOR(pg_catalog.>) c.floor_ts)"
-                  " AND (pg_catalog.date_part('epoch', c.epoch) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8"
-                  "     OPERATOR(pg_catalog.=) $5::pg_catalog.int8"
-                  " ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq OPERATOR(pg_catalog.+) EXCLUDED.next_seq"
-                  " WHERE a.next_seq OPERATOR(pg_catalog.<=) $3::pg_catalog.int8 RETURNING a.next_seq",
-                  table, check);
+                  "SELECT %s($4::pg_catalog.regclass, $1::pg_catalog.int8, $2::pg_catalog.int8,"
+                  " $3::pg_catalog.int8, $5::pg_catalog.int8)",
+                  reserve);
 }
+// clang-format on
 
 // The registry's continuity state for table $1 (made current, recording a
 // new identity when the table changed).
+// clang-format off
 void check_sql(char *out, size_t size, const char *check) {
     std::snprintf(out, size,
                   "SELECT c.refused_from_ts, c.floor_ts, c.live_max_ts, c.now_unix_ms,"
@@ -213,91 +208,77 @@ void row_sql(char *out, size_t size, const char *table) {
 
 // Makes the registry mark cover a second before any of its ids is served;
 // false (a gap: the blocks are reserved, never served) when it cannot.
-bool cover_mark(int64_t unix_s, int64_t sequence, registry::Failure &failure) {
+bool cover_mark(int64_t unix_s, int64_t sequence, Failure &failure) {
     struct Mark {
         int64_t unix_s, sequence;
     } mark{unix_s, sequence};
-    return registry::run_catching(
+    return run_catching(
         [](void *m) { registry_mark::cover(static_cast<Mark *>(m)->unix_s, static_cast<Mark *>(m)->sequence); }, &mark,
         failure);
 }
 
-// One registry transaction, committed before anything of it is used: the
-// row check of the guard's last second (when the round moves to a later one
-// that crid_evict could not have deleted yet) and one reservation of
-// r.count blocks of r.ts; then the guard's verdict on each block, and the registry mark for the
-// accepted ones before any is published. A remote registry gets the whole
-// transaction in one round trip.
-Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
-    registry::Failure failure;
-    const registry::Location *where = registry::located(failure);
-    if (!where)
-        return Outcome::unavailable;
-    char upsert[sizeof where->table + sizeof where->check + 800], row[sizeof where->table + 160];
-    char check[sizeof where->check + 400];
-    upsert_sql(upsert, sizeof upsert, where->table, where->check);
-    row_sql(row, sizeof row, where->table);
-    check_sql(check, sizeof check, where->check);
-    char ts_text[24], size_text[24], limit_text[24], row_ts_text[24], epoch_text[24];
-    std::snprintf(ts_text, sizeof ts_text, "%lld", static_cast<long long>(r.ts));
+// The statements of one reservation round and the bytes they need: the
+// registry's continuity state, the row check of the guard's last second
+// (when wanted) and the reservation.
+struct RoundStatements {
+    char check[sizeof Location::check + 400];
+    char row[sizeof Location::table + 160];
+    char upsert[sizeof Location::reserve + 200];
+    char ts[24], span[24], limit[24], row_ts[24], epoch[24];
+    Statement st[3];
+    int count = 0;
+    bool check_row = false;
+    Int8Row checked; // the guard's last second, as the registry holds it now
+    Int8Row end;     // the reservation's end (no row: nothing reserved)
+};
+
+void build_statements(RoundStatements &q, Round &r, const Location &where, const ids::Layout &l, int64_t now_ts) {
+    check_sql(q.check, sizeof q.check, where.check);
+    row_sql(q.row, sizeof q.row, where.table);
+    upsert_sql(q.upsert, sizeof q.upsert, where.reserve);
     // The round's blocks are one reservation of r.count blocks: one upsert,
     // one pass of the registry's checks, however many blocks it takes.
     const int64_t span = r.size * r.count;
-    std::snprintf(size_text, sizeof size_text, "%lld", static_cast<long long>(span));
-    std::snprintf(limit_text, sizeof limit_text, "%lld", static_cast<long long>(ids::sequence_space(l) - span));
-    std::snprintf(epoch_text, sizeof epoch_text, "%lld", static_cast<long long>(l.epoch_unix_ms));
-
-    registry::Statement statements[3];
-    int n = 0;
-    registry::Statement &viewing = statements[n++];
-    viewing.sql = check;
+    std::snprintf(q.ts, sizeof q.ts, "%lld", static_cast<long long>(r.ts));
+    std::snprintf(q.span, sizeof q.span, "%lld", static_cast<long long>(span));
+    std::snprintf(q.limit, sizeof q.limit, "%lld", static_cast<long long>(ids::sequence_space(l) - span));
+    std::snprintf(q.epoch, sizeof q.epoch, "%lld", static_cast<long long>(l.epoch_unix_ms));
+    Statement &viewing = q.st[q.count++];
+    viewing.sql = q.check;
     viewing.nparams = 1;
-    viewing.params[0] = where->table;
+    viewing.params[0] = where.table;
     viewing.sink = view_sink;
     viewing.context = &r;
-    r.after = guard;
-    Int8Row checked;
     // (A mark set by crid_reset_high_water() names a second, not a block:
     // sequence 0, nothing to find.)
-    bool check_row = guard.known() && guard.last_end() > 0 && r.ts > guard.last_ts() &&
-                     guard.last_ts() >= now_ts - min_evict_age_s && guard.last_ts() != regression_reported_ts;
-    if (check_row) {
+    q.check_row = guard.known() && guard.last_end() > 0 && r.ts > guard.last_ts() &&
+                  guard.last_ts() >= now_ts - min_evict_age_s && guard.last_ts() != regression_reported_ts;
+    if (q.check_row) {
         r.row_ts = guard.last_ts();
         r.row_end = guard.last_end();
-        std::snprintf(row_ts_text, sizeof row_ts_text, "%lld", static_cast<long long>(r.row_ts));
-        registry::Statement &st = statements[n++];
-        st.sql = row;
+        std::snprintf(q.row_ts, sizeof q.row_ts, "%lld", static_cast<long long>(r.row_ts));
+        Statement &st = q.st[q.count++];
+        st.sql = q.row;
         st.nparams = 1;
-        st.params[0] = row_ts_text;
+        st.params[0] = q.row_ts;
         st.sink = int8_sink;
-        st.context = &checked;
+        st.context = &q.checked;
     }
-    Int8Row end;
-    registry::Statement &upserting = statements[n++];
-    upserting.sql = upsert;
+    Statement &upserting = q.st[q.count++];
+    upserting.sql = q.upsert;
     upserting.nparams = 5;
-    upserting.params[0] = ts_text;
-    upserting.params[1] = size_text;
-    upserting.params[2] = limit_text;
-    upserting.params[3] = where->table;
-    upserting.params[4] = epoch_text;
+    const char *params[] = {q.ts, q.span, q.limit, where.table, q.epoch};
+    std::memcpy(upserting.params, params, sizeof params);
     upserting.sink = int8_sink;
-    upserting.context = &end;
-    r.sent_unix_ms = core::wall_clock_ns() / core::ns_per_ms;
-    bool ran = registry::run(statements, n, true, failure);
-    r.received_unix_ms = core::wall_clock_ns() / core::ns_per_ms;
-    if (!ran) {
-        registry::report_failure(failure);
-        return Outcome::failed;
-    }
-    if (!r.viewed) {
-        registry::set_failure(failure, ERRCODE_INTERNAL_ERROR, "crid_registry_check in %s returned no state",
-                              registry::session().name());
-        registry::report_failure(failure);
-        return Outcome::failed;
-    }
-    if (check_row) {
-        r.row_sequence = checked.found ? checked.value : -1;
+    upserting.context = &q.end;
+}
+
+// What the committed round's rows say: whether the guard's last row went
+// back, the blocks reserved and which of them the guard accepts.
+void read_results(Round &r, const RoundStatements &q, const ids::Layout &l) {
+    r.after = guard;
+    if (q.check_row) {
+        r.row_sequence = q.checked.found ? q.checked.value : -1;
         r.row_missing = r.row_sequence < r.row_end;
         if (r.row_missing)
             r.after.went_backwards();
@@ -305,18 +286,45 @@ Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
     // The reservation ends at end.value: its blocks, in order. One that did
     // not fit leaves the second full for this round (the next takes a later
     // second; the rest of this one is a gap).
-    if (end.found)
+    const int64_t span = r.size * r.count;
+    if (q.end.found)
         for (int i = 0; i < r.count; ++i)
-            r.starts[r.got++] = end.value - span + int64_t(i) * r.size;
-    r.second_full = !end.found && r.view.allows(r.ts) && r.registry_epoch_ms == l.epoch_unix_ms;
-    bool any = false;
+            r.starts[r.got++] = q.end.value - span + int64_t(i) * r.size;
+    r.second_full = !q.end.found && r.view.allows(r.ts) && r.registry_epoch_ms == l.epoch_unix_ms;
     for (int i = 0; i < r.got; ++i)
-        any |= r.accepted[i] = r.after.accept(r.ts, r.starts[i], r.size);
+        r.accepted[i] = r.after.accept(r.ts, r.starts[i], r.size);
+}
+
+// One registry transaction, committed before anything of it is used; then
+// the guard's verdict on each block, and the registry mark for the accepted
+// ones before any is published. A remote registry gets the whole
+// transaction in one round trip.
+Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
+    Failure failure;
+    const Location *where = located(failure);
+    if (!where)
+        return Outcome::unavailable;
+    RoundStatements q;
+    build_statements(q, r, *where, l, now_ts);
+    r.sent_unix_ms = core::wall_clock_ns() / core::ns_per_ms;
+    bool ran = run(q.st, q.count, true, failure);
+    r.received_unix_ms = core::wall_clock_ns() / core::ns_per_ms;
+    if (!ran) {
+        report_failure(failure);
+        return Outcome::failed;
+    }
+    if (!r.viewed) {
+        set_failure(failure, ERRCODE_INTERNAL_ERROR, "crid_registry_check in %s returned no state", session().name());
+        report_failure(failure);
+        return Outcome::failed;
+    }
+    read_results(r, q, l);
+    bool any = std::any_of(r.accepted, r.accepted + r.got, [](bool a) { return a; });
     // The blocks are committed; none is served before the mark covers it.
     // A mark ahead of blocks never served is harmless, a served block
     // beyond the mark is not.
     if (any && !cover_mark(unix_second_of(l, r.ts), r.after.last_end(), failure)) {
-        registry::report_failure(failure);
+        report_failure(failure);
         return Outcome::failed;
     }
     return Outcome::committed;
@@ -326,7 +334,7 @@ Outcome reserve(Round &r, const ids::Layout &l, int64_t now_ts) {
 // already moved past the second concerned.
 void report_regression(const char *what, int64_t ts, int64_t next_ts) {
     regression_reported_ts = ts;
-    pg_atomic_fetch_add_u64(&shared()->registry_regressions, 1);
+    pg_atomic_fetch_add_u64(&status()->regressions, 1);
     ereport(WARNING,
             (errmsg("crid: the registry went backwards: %s", what),
              errdetail("This server reserves again only in second %lld or later, above every id it served, and "
@@ -338,7 +346,7 @@ void report_regression(const char *what, int64_t ts, int64_t next_ts) {
 
 // A failure outside SQL (settings, the clock): reported, counted.
 bool fail(const pg::CaughtError &error) {
-    pg_atomic_fetch_add_u64(&shared()->registry_failures, 1);
+    pg_atomic_fetch_add_u64(&status()->failures, 1);
     report(WorkerState::failing, error.sqlstate, error.message);
     return false;
 }
@@ -365,7 +373,7 @@ void learn(const Round &r) {
     std::snprintf(known.identity, sizeof known.identity, "%s", r.identity);
     if (!changed)
         return;
-    pg_atomic_fetch_add_u64(&shared()->registry_regressions, 1);
+    pg_atomic_fetch_add_u64(&status()->regressions, 1);
     ereport(WARNING,
             (errmsg("crid: the registry went backwards, or may have: its table changed (%s)", r.reason),
              errdetail("Every node of the registry now reserves after second %lld, above every second a reservation "
@@ -383,7 +391,7 @@ bool epoch_differs(const Round &r, const ids::Layout &l) {
                   "crid.epoch of this server is Unix ms %lld, but the registry's state (crid_registry_state) records "
                   "Unix ms %lld: every node of one registry must use the same epoch",
                   static_cast<long long>(l.epoch_unix_ms), static_cast<long long>(r.registry_epoch_ms));
-    pg_atomic_fetch_add_u64(&shared()->registry_failures, 1);
+    pg_atomic_fetch_add_u64(&status()->failures, 1);
     report(WorkerState::failing, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, detail);
     return false;
 }
@@ -412,78 +420,136 @@ bool hold_back(const ids::FloorPlan &plan, int64_t &hold_ms) {
     return false;
 }
 
-} // namespace
+// How far the worker fills the block server this time: below `low`
+// remaining ids it reserves, up to `batch_limit` blocks a commit.
+struct Target {
+    int64_t size = 0;
+    int64_t low = 0;
+    int64_t batch_limit = 0;
+};
 
-void report(WorkerState state, int sqlstate, const char *detail) {
-    set_status(state, detail);
-    if (state == WorkerState::serving) {
-        if (logged_state != WorkerState::serving)
-            ereport(LOG, (errmsg("crid: reserving blocks again in %s", registry::session().name())));
-        logged_state = state;
-        logged_sqlstate = 0;
-        return;
-    }
-    if (state == logged_state && sqlstate == logged_sqlstate)
-        return;
-    logged_state = state;
-    logged_sqlstate = sqlstate;
-    if (state == WorkerState::held_back) {
-        ereport(LOG, (errmsg("crid: reservations wait: %s", detail ? detail : "the registry holds them back")));
-        return;
-    }
-    ereport(LOG, (errmsg("crid: could not reserve a block: %s", detail ? detail : "unknown reason"),
-                  errdetail("The worker tries again with a pause that grows up to 10 s; this is logged again only "
-                            "when the cause changes.")));
+Target fill_target(BlockShared *s, const ids::Layout &l) {
+    ids::ReservationSettings settings = usable_settings(l);
+    Target t;
+    t.size = settings.block_size;
+    uint64_t waits = pg_atomic_read_u64(&s->sync_waits);
+    if (waits != waits_seen)
+        extra_blocks = std::min(extra_blocks + 4, max_extra_blocks);
+    waits_seen = waits;
+    t.low = settings.threshold + extra_blocks * t.size;
+    pg_atomic_write_u64(&s->wake_below, uint64(t.low));
+    t.batch_limit = std::min<int64_t>(max_blocks_per_commit, ids::sequence_space(l) / t.size);
+    return t;
 }
+
+// The round's second and size of reservation (r.ts, r.count); false with
+// `error` when the clock or the layout refuses.
+bool plan_round(Round &r, BlockShared *s, const ids::Layout &l, const Target &t, int64_t &wanted, int64_t &now_ts,
+                pg::CaughtError &error) {
+    if (!pg::attempt(
+            [&] {
+                wanted = wanted_ts(l);
+                now_ts = ids::ts_of_unix_ms(l, core::wall_clock_ns() / core::ns_per_ms);
+            },
+            error))
+        return false;
+    // The last view of the registry picks the second past what it refuses;
+    // only a fresh answer makes the worker wait, since the registry's clock
+    // may have been stepped since.
+    r.ts = std::max(wanted, guard.earliest_ts());
+    if (known.viewed)
+        r.ts = ids::plan_second(known.view, wanted, guard.earliest_ts()).ts;
+    r.size = t.size;
+    if (!pg::attempt([&] { ids::check_allocation(l, r.ts, t.size); }, error))
+        return false;
+    // As many blocks as reach the target, as the ring can take, in one commit.
+    int64_t missing = t.low - int64_t(s->server.remaining());
+    int64_t count = missing > t.size ? (missing + t.size - 1) / t.size : 1;
+    r.count = int(std::min<int64_t>({count, t.batch_limit, int64_t(s->server.room())}));
+    return true;
+}
+
+// Counts a committed round and reports what it found gone backwards.
+void account(const Round &r, int64_t us) {
+    WorkerStatus *worker = status();
+    pg_atomic_fetch_add_u64(&worker->us_total, uint64(us));
+    if (uint64(us) > pg_atomic_read_u64(&worker->us_max))
+        pg_atomic_write_u64(&worker->us_max, uint64(us));
+    pg_atomic_fetch_add_u64(&worker->commits, 1);
+    if (r.row_missing) {
+        char what[256];
+        std::snprintf(what, sizeof what, "the row of second %lld, where this server reserved sequences up to %lld, %s",
+                      static_cast<long long>(r.row_ts), static_cast<long long>(r.row_end),
+                      r.row_sequence < 0 ? "is gone" : "fell back");
+        report_regression(what, r.row_ts, r.ts);
+    }
+    for (int i = 0; i < r.got; ++i)
+        if (!r.accepted[i]) {
+            char what[256];
+            std::snprintf(what, sizeof what,
+                          "second %lld handed out sequences from %lld again, below blocks this server served",
+                          static_cast<long long>(r.ts), static_cast<long long>(r.starts[i]));
+            report_regression(what, r.ts, guard.earliest_ts());
+            break;
+        }
+}
+
+// Publishes the accepted blocks of a committed round. The ring had room for
+// r.count blocks, so publish() succeeds; a block it refused anyway would be
+// a gap, never reused. False with `error` when the layout refuses a block.
+bool publish_accepted(const Round &r, BlockShared *s, const ids::Layout &l, pg::CaughtError &error) {
+    bool published_any = false;
+    for (int i = 0; i < r.got; ++i) {
+        if (!r.accepted[i])
+            continue;
+        bool published = false;
+        if (!pg::attempt(
+                [&] {
+                    ids::Block b = ids::block_of_allocation(l, r.ts, r.size, r.starts[i] + r.size);
+                    published = s->server.publish(b.first_id, b.size);
+                },
+                error))
+            return false;
+        if (!published)
+            break;
+        published_any = true;
+        pg_atomic_fetch_add_u64(&s->blocks_reserved, 1);
+        pg_atomic_fetch_add_u64(&s->ids_reserved, uint64(r.size));
+    }
+    if (published_any) {
+        WorkerStatus *worker = status();
+        SpinLockAcquire(&worker->lock);
+        worker->worker_failures = 0;
+        SpinLockRelease(&worker->lock);
+        report(WorkerState::serving, 0, nullptr);
+        ConditionVariableBroadcast(&s->block_published);
+    }
+    return true;
+}
+
+} // namespace
 
 bool refill(int64_t &hold_ms) {
     hold_ms = 0;
-    CridShared *s = shared();
+    BlockShared *s = crid_ids::shared();
     const ids::Layout &l = layout();
-    if (pg_atomic_read_u32(&s->mark_refusal) != uint32(Refusal::none)) {
+    if (registry_mark::refusal() != Refusal::none) {
         report(WorkerState::failing, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                "the registry mark crid_registry_mark is damaged; waiting for crid_reset_high_water()");
         return false;
     }
     if (!sync_guard(l))
         return false;
-    ids::ReservationSettings settings = usable_settings(l);
-    int64_t size = settings.block_size;
-    uint64_t waits = pg_atomic_read_u64(&s->sync_waits);
-    if (waits != waits_seen)
-        extra_blocks = std::min(extra_blocks + 4, max_extra_blocks);
-    waits_seen = waits;
-    int64_t low = settings.threshold + extra_blocks * size;
-    pg_atomic_write_u64(&s->wake_below, uint64(low));
-    int64_t batch_limit = std::min<int64_t>(max_blocks_per_commit, ids::sequence_space(l) / size);
+    Target target = fill_target(s, l);
     pg::CaughtError error;
     int refused_rounds = 0;
-    while (s->server.needs_block(low)) {
+    while (s->server.needs_block(target.low)) {
         Round r;
         int64_t wanted = 0, now_ts = 0;
-        if (!pg::attempt(
-                [&] {
-                    wanted = wanted_ts(l);
-                    now_ts = ids::ts_of_unix_ms(l, core::wall_clock_ns() / core::ns_per_ms);
-                },
-                error))
+        if (!plan_round(r, s, l, target, wanted, now_ts, error))
             return fail(error);
-        // The last view of the registry picks the second past what it
-        // refuses; only a fresh answer (below) makes the worker wait, since
-        // the registry's clock may have been stepped since.
-        r.ts = std::max(wanted, guard.earliest_ts());
-        if (known.viewed)
-            r.ts = ids::plan_second(known.view, wanted, guard.earliest_ts()).ts;
-        r.size = size;
-        if (!pg::attempt([&] { ids::check_allocation(l, r.ts, size); }, error))
-            return fail(error);
-        // As many blocks as reach the target, as the ring can take, in one commit.
-        int64_t missing = low - int64_t(s->server.remaining());
-        int64_t count = missing > size ? (missing + size - 1) / size : 1;
-        count = std::min<int64_t>({count, batch_limit, int64_t(s->server.room())});
-        if (count <= 0)
+        if (r.count <= 0)
             break;
-        r.count = int(count);
         int64_t t0 = core::monotonic_ns();
         Outcome outcome = reserve(r, l, now_ts);
         int64_t us = (core::monotonic_ns() - t0) / core::ns_per_us;
@@ -493,18 +559,7 @@ bool refill(int64_t &hold_ms) {
         if (r.registry_epoch_ms != l.epoch_unix_ms)
             return epoch_differs(r, l);
         guard = r.after;
-        pg_atomic_fetch_add_u64(&s->registry_us_total, uint64(us));
-        if (uint64(us) > pg_atomic_read_u64(&s->registry_us_max))
-            pg_atomic_write_u64(&s->registry_us_max, uint64(us));
-        pg_atomic_fetch_add_u64(&s->registry_commits, 1);
-        if (r.row_missing) {
-            char what[256];
-            std::snprintf(what, sizeof what,
-                          "the row of second %lld, where this server reserved sequences up to %lld, %s",
-                          static_cast<long long>(r.row_ts), static_cast<long long>(r.row_end),
-                          r.row_sequence < 0 ? "is gone" : "fell back");
-            report_regression(what, r.row_ts, r.ts);
-        }
+        account(r, us);
         if (!r.view.allows(r.ts)) {
             // Refused by the registry: past its floor, or ahead of its clock.
             if (r.view.refuses && r.ts >= r.view.refused_from && r.ts <= r.view.floor)
@@ -518,46 +573,12 @@ bool refill(int64_t &hold_ms) {
             }
             continue;
         }
-        for (int i = 0; i < r.got; ++i)
-            if (!r.accepted[i]) {
-                char what[256];
-                std::snprintf(what, sizeof what,
-                              "second %lld handed out sequences from %lld again, below blocks this server served",
-                              static_cast<long long>(r.ts), static_cast<long long>(r.starts[i]));
-                report_regression(what, r.ts, guard.earliest_ts());
-                break;
-            }
         if (r.second_full)
             guard.second_full(r.ts);
-        bool published_any = false;
-        for (int i = 0; i < r.got; ++i) {
-            if (!r.accepted[i])
-                continue;
-            // The ring had room for r.count blocks, so publish() succeeds; a
-            // block it refused anyway would be a gap, never reused.
-            bool published = false;
-            if (!pg::attempt(
-                    [&] {
-                        ids::Block b = ids::block_of_allocation(l, r.ts, size, r.starts[i] + size);
-                        published = s->server.publish(b.first_id, b.size);
-                    },
-                    error))
-                return fail(error);
-            if (!published)
-                break;
-            published_any = true;
-            pg_atomic_fetch_add_u64(&s->blocks_reserved, 1);
-            pg_atomic_fetch_add_u64(&s->ids_reserved, uint64(size));
-        }
-        if (published_any) {
-            SpinLockAcquire(&s->status_lock);
-            s->worker_failures = 0;
-            SpinLockRelease(&s->status_lock);
-            report(WorkerState::serving, 0, nullptr);
-            ConditionVariableBroadcast(&s->block_published);
-        }
+        if (!publish_accepted(r, s, l, error))
+            return fail(error);
     }
     return true;
 }
 
-} // namespace crid::pg::crid_ids
+} // namespace crid::pg::registry

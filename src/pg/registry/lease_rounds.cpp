@@ -4,11 +4,13 @@
 #include "registry/registry_settings.hpp"
 #include "marks/high_water.hpp"
 #include "snowflake/node_fence.hpp"
+#include "snowflake/node_words.hpp"
+#include "common/clock_policy.hpp"
 #include "registry/registry_link.hpp"
 #include "snowflake/snowflake_settings.hpp"
 
 #include "core/clock.hpp"
-#include "core/lease.hpp"
+#include "core/snowflake_lease.hpp"
 #include "core/time_units.hpp"
 
 extern "C" {
@@ -16,6 +18,7 @@ extern "C" {
 #include "postmaster/postmaster.h"
 }
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -23,13 +26,20 @@ extern "C" {
 
 namespace crid::pg::lease {
 
+using fence::held;
+using fence::max_nodes;
+using fence::no_node;
+using fence::NodeFence;
+using registry::Failure;
+using registry::set_failure;
+
 namespace {
 
 int64_t next_due_ns = 0;
 int64_t failures = 0;
-char logged_failure[sizeof registry::Failure::message] = ""; // the last failure logged, so a repeated one is said once
+char logged_failure[sizeof Failure::message] = ""; // the last failure logged, so a repeated one is said once
 
-core::lease::Timing timing() { return core::lease::Timing{fleet::lease_ttl_ms()}; }
+core::lease::Timing timing() { return core::lease::Timing{registry::lease_ttl_ms()}; }
 
 // Parameters of the lease statements, each statement taking the first n
 // (PostgreSQL refuses a parameter a statement does not use, its type
@@ -42,7 +52,7 @@ struct Params {
     char first[ranges_text], last[ranges_text];
     char holder[256], token[24], bound[24], ttl[24], kind[8], delay[24], picked[16] = "";
     const char *values[10];
-    void fill(const core::lease::Ranges &r, const LeaseShared *s, int64_t bound_ms, const core::lease::Timing &t,
+    void fill(const core::lease::Ranges &r, const NodeFence *s, int64_t bound_ms, const core::lease::Timing &t,
               bool lease_mode, const char *table) {
         size_t a = 0, b = 0;
         a += std::snprintf(first + a, sizeof first - a, "{");
@@ -251,7 +261,7 @@ void renewed_sink(void *context, int columns, const char *const *v) noexcept {
 }
 
 void set_text(char *field, size_t size, const char *text) {
-    LeaseShared *s = shared();
+    NodeFence *s = fence::shared();
     SpinLockAcquire(&s->lock);
     std::snprintf(field, size, "%s", text);
     SpinLockRelease(&s->lock);
@@ -259,7 +269,7 @@ void set_text(char *field, size_t size, const char *text) {
 
 // This server as lease rows name it for people, once per worker process.
 void name_holder() {
-    LeaseShared *s = shared();
+    NodeFence *s = fence::shared();
     if (s->holder[0])
         return;
     char host[128] = "localhost";
@@ -271,8 +281,8 @@ void name_holder() {
     set_text(s->holder, sizeof s->holder, text);
 }
 
-bool fail(const registry::Failure &failure) {
-    LeaseShared *s = shared();
+bool fail(const Failure &failure) {
+    NodeFence *s = fence::shared();
     pg_atomic_fetch_add_u64(&s->failures, 1);
     ++failures;
     next_due_ns = core::monotonic_ns() + timing().retry_ms(failures) * core::ns_per_ms;
@@ -293,7 +303,7 @@ bool fail(const registry::Failure &failure) {
 
 // Raises a taken node's generator word above `to_ms`; false (the node is
 // not used) when the mark cannot be written.
-bool raise(int32 node, int64 to_ms, registry::Failure &failure) {
+bool raise(int32 node, int64 to_ms, Failure &failure) {
     if (to_ms < 0)
         return true;
     struct Raise {
@@ -301,14 +311,14 @@ bool raise(int32 node, int64 to_ms, registry::Failure &failure) {
         int64 to_ms;
     } r{node, to_ms};
     return registry::run_catching(
-        [](void *p) { high_water::raise_node_above(static_cast<Raise *>(p)->node, static_cast<Raise *>(p)->to_ms); },
-        &r, failure);
+        [](void *p) { snowflake::raise_node_above(static_cast<Raise *>(p)->node, static_cast<Raise *>(p)->to_ms); }, &r,
+        failure);
 }
 
 // Clears held nodes that are not in `keep` (those the round renewed, or
 // every node), counting and logging the ones lost to another server.
 void drop_held_except(const uint32 *keep, bool lost) {
-    LeaseShared *s = shared();
+    NodeFence *s = fence::shared();
     for (int w = 0; w < max_nodes / 32; ++w) {
         uint32 held_bits = pg_atomic_read_u32(&s->held[w]);
         uint32 gone = held_bits & ~(keep ? keep[w] : 0u);
@@ -349,7 +359,7 @@ struct Round {
 // What is wanted this round; false when nothing is (nodes no longer wanted
 // after a reload are not minted for from now, and left to lapse).
 bool plan(Round &r) {
-    LeaseShared *s = shared();
+    NodeFence *s = fence::shared();
     r.lease_mode = snowflake::node_id_is_lease();
     r.t = timing();
     const core::snowflake::Layout &layout = snowflake::server_layout();
@@ -366,14 +376,13 @@ bool plan(Round &r) {
         return false;
     r.t0 = core::monotonic_ns();
     r.wall_ms = core::wall_clock_ns() / core::ns_per_ms;
-    r.bound =
-        core::lease::bound_ms(r.t, r.wall_ms, high_water::current_mark_ms(), snowflake::current_policy().borrow_ms);
+    r.bound = core::lease::bound_ms(r.t, r.wall_ms, high_water::current_mark_ms(), clock_policy().borrow_ms);
     return true;
 }
 
 // Lease mode without a node: the first round trip locks a lapsed (or own)
 // row, counting the live ones.
-bool pick(Round &r, const registry::Location &where, registry::Failure &failure) {
+bool pick(Round &r, const registry::Location &where, Failure &failure) {
     char pick[1024], live[1024];
     std::snprintf(pick, sizeof pick, pick_sql, where.leases);
     std::snprintf(live, sizeof live, live_sql, where.leases);
@@ -395,7 +404,7 @@ bool pick(Round &r, const registry::Location &where, registry::Failure &failure)
 
 // The statements of the round, committed together: the lock of step 1
 // (static nodes), the take, the renewal.
-bool statements(Round &r, const registry::Location &where, registry::Failure &failure) {
+bool statements(Round &r, const registry::Location &where, Failure &failure) {
     char lock[2048], take_nodes[1024], take[6144], renew[2048];
     registry::Statement st[3];
     int n = 0;
@@ -431,7 +440,7 @@ bool statements(Round &r, const registry::Location &where, registry::Failure &fa
 
 // Nodes taken over start above the bound their previous holder wrote.
 void raise_taken(Round &r) {
-    registry::Failure failure;
+    Failure failure;
     for (int i = 0; i < r.taken.count; ++i)
         if (!raise(r.taken.node[i], r.taken.raise_to[i], failure)) {
             int32 node = r.taken.node[i];
@@ -440,19 +449,11 @@ void raise_taken(Round &r) {
         }
 }
 
-// After the commit: publish what is safely held now, and until when.
-bool apply(Round &r) {
-    LeaseShared *s = shared();
-    registry::Failure failure;
-    raise_taken(r);
-    // A node renewed but still in its takeover delay is held in the registry
-    // and not minted on yet.
-    int64_t now = core::monotonic_ns();
-    int64_t soonest_ns = r.renewed.waiting_node >= 0 ? r.t0 + r.renewed.wait_ms * core::ns_per_ms : INT64_MAX;
-    int32 waiting_node = r.renewed.waiting_node;
-    uint32 usable[max_nodes / 32];
-    for (int w = 0; w < max_nodes / 32; ++w)
-        usable[w] = r.renewed.bits[w] & ~r.renewed.waiting[w];
+// Publishes what the round holds: the renewal's window, then the nodes
+// renewed and not in a takeover delay (`usable`). Nodes not renewed are
+// dropped first, and counted as lost.
+void publish_held(const Round &r, const uint32 *usable) {
+    NodeFence *s = fence::shared();
     if (r.renewed.count > 0) {
         pg_atomic_write_u64(&s->valid_until_ns, uint64(r.t0 + r.t.window_ms() * core::ns_per_ms));
         pg_atomic_write_u64(&s->renewed_at_ns, uint64(r.t0));
@@ -463,53 +464,76 @@ bool apply(Round &r) {
     for (int w = 0; w < max_nodes / 32; ++w)
         if (usable[w])
             pg_atomic_fetch_or_u32(&s->held[w], usable[w]);
+}
+
+// Counts and logs the nodes the round took.
+void log_taken(const Round &r) {
+    NodeFence *s = fence::shared();
     for (int i = 0; i < r.taken.count; ++i) {
         pg_atomic_fetch_add_u64(&s->acquisitions, 1);
         int32 node = r.taken.node[i];
-        if ((r.renewed.bits[node >> 5] >> (node & 31)) & 1)
-            ereport(LOG, (errmsg("crid: snowflake node %d is %s by this server", node,
-                                 r.lease_mode ? "leased" : "registered"),
-                          (r.renewed.waiting[node >> 5] >> (node & 31)) & 1
-                              ? errdetail("Its earlier holder cannot be shown to have stopped, so this server mints "
-                                          "on it once any lease of that holder could have lapsed.")
-                          : r.taken.raise_to[i] >= 0
-                              ? errdetail("Its ids start above %lld ms, the bound its previous holder wrote.",
-                                          static_cast<long long>(r.taken.raise_to[i]))
-                              : 0));
+        if (!((r.renewed.bits[node >> 5] >> (node & 31)) & 1))
+            continue;
+        ereport(LOG,
+                (errmsg("crid: snowflake node %d is %s by this server", node, r.lease_mode ? "leased" : "registered"),
+                 (r.renewed.waiting[node >> 5] >> (node & 31)) & 1
+                     ? errdetail("Its earlier holder cannot be shown to have stopped, so this server mints "
+                                 "on it once any lease of that holder could have lapsed.")
+                 : r.taken.raise_to[i] >= 0
+                     ? errdetail("Its ids start above %lld ms, the bound its previous holder wrote.",
+                                 static_cast<long long>(r.taken.raise_to[i]))
+                     : 0));
     }
+}
+
+// Lease mode: the node minted on now (the first usable one), or a failure
+// saying how things stand when the round holds none and waits for none.
+bool settle_leased_node(const Round &r, const uint32 *usable, Failure &failure) {
+    uint32 node = no_node;
+    bool any_renewed = false;
+    for (int w = 0; w < max_nodes / 32 && node == no_node; ++w) {
+        any_renewed |= r.renewed.bits[w] != 0;
+        if (usable[w])
+            node = uint32(w * 32 + __builtin_ctz(usable[w]));
+    }
+    pg_atomic_write_u32(&fence::shared()->leased_node, node);
+    if (node != no_node || any_renewed || r.renewed.waiting_node >= 0)
+        return true;
+    // Every node taken, or a race lost.
+    if (r.pick.live_others >= r.want.size())
+        set_failure(failure, 0, "every one of the %lld nodes of crid.snowflake_nodes is leased by another live server",
+                    static_cast<long long>(r.want.size()));
+    else
+        set_failure(failure, 0,
+                    "another server took the node this one tried to lease at the same moment (%lld of the %lld "
+                    "nodes of crid.snowflake_nodes are leased by other live servers); trying again",
+                    static_cast<long long>(r.pick.live_others), static_cast<long long>(r.want.size()));
+    return false;
+}
+
+// After the commit: publish what is safely held now, and until when.
+bool apply(Round &r) {
+    NodeFence *s = fence::shared();
+    raise_taken(r);
+    // A node renewed but still in its takeover delay is held in the registry
+    // and not minted on yet.
+    int64_t now = core::monotonic_ns();
+    int64_t soonest_ns = r.renewed.waiting_node >= 0 ? r.t0 + r.renewed.wait_ms * core::ns_per_ms : INT64_MAX;
+    uint32 usable[max_nodes / 32];
+    for (int w = 0; w < max_nodes / 32; ++w)
+        usable[w] = r.renewed.bits[w] & ~r.renewed.waiting[w];
+    publish_held(r, usable);
+    log_taken(r);
     char waiting[sizeof s->waiting] = "";
-    if (waiting_node >= 0)
+    if (r.renewed.waiting_node >= 0)
         std::snprintf(waiting, sizeof waiting,
                       "Node %d is this server's in the registry, but an earlier holder of it may still mint until "
                       "its lease lapses: minting on it starts in %lld ms.",
-                      waiting_node, static_cast<long long>((soonest_ns - now) / core::ns_per_ms));
+                      r.renewed.waiting_node, static_cast<long long>((soonest_ns - now) / core::ns_per_ms));
     set_text(s->waiting, sizeof s->waiting, waiting);
-    if (r.lease_mode) {
-        uint32 node = no_node;
-        bool any_renewed = false;
-        for (int w = 0; w < max_nodes / 32 && node == no_node; ++w) {
-            any_renewed |= r.renewed.bits[w] != 0;
-            if (usable[w])
-                node = uint32(w * 32 + __builtin_ctz(usable[w]));
-        }
-        pg_atomic_write_u32(&s->leased_node, node);
-        if (node == no_node && !any_renewed && waiting_node < 0) {
-            // Say how things stand: every node taken, or a race lost.
-            if (r.pick.live_others >= r.want.size())
-                registry::set_failure(failure, 0,
-                                      "every one of the %lld nodes of crid.snowflake_nodes is leased by another "
-                                      "live server",
-                                      static_cast<long long>(r.want.size()));
-            else
-                registry::set_failure(failure, 0,
-                                      "another server took the node this one tried to lease at the same moment "
-                                      "(%lld of the %lld nodes of crid.snowflake_nodes are leased by other live "
-                                      "servers); trying again",
-                                      static_cast<long long>(r.pick.live_others),
-                                      static_cast<long long>(r.want.size()));
-            return fail(failure);
-        }
-    }
+    Failure failure;
+    if (r.lease_mode && !settle_leased_node(r, usable, failure))
+        return fail(failure);
     SpinLockAcquire(&s->lock);
     s->lease_until_ms = r.renewed.lease_until_ms;
     s->failure[0] = '\0';
@@ -520,15 +544,13 @@ bool apply(Round &r) {
     logged_failure[0] = '\0';
     // A static node another server holds is tried again at each renewal; a
     // node in its takeover delay is looked at again when the delay ends.
-    next_due_ns = r.t0 + r.t.renew_every_ms() * core::ns_per_ms;
-    if (soonest_ns < next_due_ns)
-        next_due_ns = soonest_ns;
+    next_due_ns = std::min(r.t0 + r.t.renew_every_ms() * core::ns_per_ms, soonest_ns);
     return true;
 }
 
 // One lease round: plan, find the registry, [pick,] the statements, apply.
 bool round(Round &r) {
-    registry::Failure failure;
+    Failure failure;
     if (!plan(r)) {
         next_due_ns = core::monotonic_ns() + r.t.renew_every_ms() * core::ns_per_ms;
         return true;
@@ -536,7 +558,7 @@ bool round(Round &r) {
     const registry::Location *where = registry::located(failure);
     if (!where)
         return fail(failure);
-    r.p.fill(r.want, shared(), r.bound, r.t, r.lease_mode, where->table);
+    r.p.fill(r.want, fence::shared(), r.bound, r.t, r.lease_mode, where->table);
     if (r.lease_mode && !r.hold_one && !pick(r, *where, failure))
         return fail(failure);
     if (!statements(r, *where, failure))
@@ -547,12 +569,12 @@ bool round(Round &r) {
 
 } // namespace
 
-bool active() { return fleet::remote() || snowflake::node_id_is_lease(); }
+bool active() { return registry::remote() || snowflake::node_id_is_lease(); }
 
 int64_t due_ns() { return active() ? next_due_ns : INT64_MAX; }
 
 bool tick() {
-    LeaseShared *s = shared();
+    NodeFence *s = fence::shared();
     if (!active()) {
         if (pg_atomic_read_u32(&s->fenced)) {
             pg_atomic_write_u32(&s->fenced, 0);
@@ -561,6 +583,9 @@ bool tick() {
         return true;
     }
     pg_atomic_write_u32(&s->fenced, 1);
+    SpinLockAcquire(&s->lock);
+    s->ttl_ms = timing().ttl_ms; // for backends' messages, which must not read settings of the worker's
+    SpinLockRelease(&s->lock);
     if (core::monotonic_ns() < next_due_ns)
         return true;
     name_holder();
@@ -573,7 +598,7 @@ bool tick() {
 }
 
 void release() {
-    LeaseShared *s = shared();
+    NodeFence *s = fence::shared();
     if (!s || !active() || !s->holder[0])
         return;
     // Fence first: from here no backend returns an id of a node it did not
@@ -583,11 +608,11 @@ void release() {
     pg_memory_barrier();
     int64_t bound = high_water::current_mark_ms();
     for (int64_t node = 0; node < max_nodes; ++node) {
-        int64_t last = high_water::node_last_unix_ms(node);
+        int64_t last = snowflake::node_last_unix_ms(node);
         if (last > bound)
             bound = last;
     }
-    registry::Failure failure;
+    Failure failure;
     const registry::Location *where = registry::located(failure);
     if (!where)
         return;

@@ -1,7 +1,7 @@
 #include "registry/registry_link.hpp"
 
-#include "registry/block_refill.hpp"
 #include "registry/registry_settings.hpp"
+#include "registry/worker_status.hpp"
 
 #include "core/clock.hpp"
 #include "core/time_units.hpp"
@@ -15,7 +15,7 @@ bool location_known = false;
 
 } // namespace
 
-Session &session() { return fleet::remote() ? remote_session() : local_session(); }
+Session &session() { return remote() ? remote_session() : local_session(); }
 
 const Location *located(Failure &failure) {
     if (location_known)
@@ -25,57 +25,52 @@ const Location *located(Failure &failure) {
         location_known = true;
         return &location;
     case Found::no_extension:
-        crid_ids::report(crid_ids::WorkerState::no_extension, 0, failure.message);
+        report(WorkerState::no_extension, 0, failure.message);
         return nullptr;
     case Found::bad_table:
-        crid_ids::report(crid_ids::WorkerState::bad_table, failure.sqlstate, failure.message);
+        report(WorkerState::bad_table, failure.sqlstate, failure.message);
         return nullptr;
     case Found::outdated:
-        crid_ids::report(crid_ids::WorkerState::outdated, failure.sqlstate, failure.message);
+        report(WorkerState::outdated, failure.sqlstate, failure.message);
         return nullptr;
     case Found::failed:
         break;
     }
-    forget(failure);
+    forget_location();
     report_failure(failure);
     return nullptr;
 }
 
-void forget(const Failure &) { location_known = false; }
+void forget_location() { location_known = false; }
 
 bool run(Statement *statements, int count, bool commit, Failure &failure) {
-    crid_ids::CridShared *s = crid_ids::shared();
+    WorkerStatus *s = status();
     Session &registry = session();
     int64_t t0 = core::monotonic_ns();
     pg_atomic_write_u64(&s->round_started_ns, uint64(t0));
     bool ok = registry.run(statements, count, commit, failure);
     pg_atomic_write_u64(&s->round_started_ns, 0);
     uint64 us = uint64((core::monotonic_ns() - t0) / core::ns_per_us);
-    pg_atomic_fetch_add_u64(&s->registry_round_trips, 1);
-    pg_atomic_write_u64(&s->registry_last_us, us);
+    pg_atomic_fetch_add_u64(&s->round_trips, 1);
+    pg_atomic_write_u64(&s->last_us, us);
     if (!ok)
-        forget(failure);
+        forget_location();
     return ok;
 }
 
 void report_failure(const Failure &failure) {
-    pg_atomic_fetch_add_u64(&crid_ids::shared()->registry_failures, 1);
+    pg_atomic_fetch_add_u64(&status()->failures, 1);
     // A remote registry that cannot be reached is a state of its own: the
     // timeout error of crid_next() gives it its own hint.
     bool unreachable = failure.lost && session().remote();
-    crid_ids::report(unreachable ? crid_ids::WorkerState::unreachable : crid_ids::WorkerState::failing,
-                     failure.sqlstate, failure.message);
+    report(unreachable ? WorkerState::unreachable : WorkerState::failing, failure.sqlstate, failure.message);
 }
 
 void report_reached() {
-    crid_ids::CridShared *s = crid_ids::shared();
-    SpinLockAcquire(&s->status_lock);
-    crid_ids::WorkerState state = s->state;
-    SpinLockRelease(&s->status_lock);
-    using crid_ids::WorkerState;
+    WorkerState state = state_now().state;
     if (state == WorkerState::connecting || state == WorkerState::unreachable || state == WorkerState::no_extension ||
         state == WorkerState::bad_table || state == WorkerState::outdated)
-        crid_ids::report(WorkerState::serving, 0, nullptr);
+        report(WorkerState::serving, 0, nullptr);
 }
 
 } // namespace crid::pg::registry

@@ -5,7 +5,6 @@
 
 #include "common/postgres_headers.hpp"
 
-#include "blocks/block_shared.hpp"
 #include "registry/registry_location.hpp"
 #include "registry/registry_session.hpp"
 
@@ -18,9 +17,10 @@ Session &session();
 // be found, with `failure` saying why and the worker's state and log updated.
 const Location *located(Failure &failure);
 
-// Forgets the location (after a failed statement) and, for `failure.lost`,
-// the remote connection too.
-void forget(const Failure &failure);
+// Forgets the location (after a failed statement: the table may have been
+// dropped or re-created). A lost remote connection is dropped by the session
+// itself (registry_session.hpp).
+void forget_location();
 
 // Runs a batch on the session (see Session::run), timing it into the
 // registry latency counters, and forgets the location when it fails.

@@ -3,6 +3,8 @@
 // worker's own; an ERROR inside is caught here and rolls it back.
 #include "registry/registry_session.hpp"
 
+#include "common/boundary.hpp"
+
 #include "registry/registry_worker.hpp"
 #include "registry/registry_settings.hpp"
 
@@ -27,24 +29,12 @@ void set_failure(Failure &failure, int sqlstate, const char *format, ...) {
     va_end(args);
 }
 
-bool run_catching(void (*step)(void *), void *context, Failure &failure) {
-    MemoryContext caller_context = CurrentMemoryContext;
-    volatile bool ok = false;
-    PG_TRY();
-    {
-        step(context);
-        ok = true;
-    }
-    PG_CATCH();
-    {
-        MemoryContextSwitchTo(caller_context);
-        ErrorData *error = CopyErrorData();
-        FlushErrorState();
-        set_failure(failure, error->sqlerrcode, "%s", error->message);
-        FreeErrorData(error);
-    }
-    PG_END_TRY();
-    return ok;
+bool run_catching(void (*step)(void *), void *context, Failure &failure, void (*after_error)(void *)) {
+    CaughtError error;
+    if (catch_pg_error(step, context, error, after_error))
+        return true;
+    set_failure(failure, error.sqlstate, "%s", error.message);
+    return false;
 }
 
 namespace {
@@ -90,44 +80,47 @@ void execute_here(Statement &s) {
 
 namespace {
 
-bool LocalSession::run(Statement *statements, int count, bool commit, Failure &failure) {
-    MemoryContext caller_context = CurrentMemoryContext;
-    volatile bool ok = false;
-    crid_ids::local_batch_started();
-    PG_TRY();
-    {
-        if (!open_) {
-            SetCurrentStatementStartTimestamp();
-            StartTransactionCommand();
-            SPI_connect();
-            PushActiveSnapshot(GetTransactionSnapshot());
-            pgstat_report_activity(STATE_RUNNING, "reserving in the crid registry");
-            open_ = true;
-        }
-        for (int i = 0; i < count; ++i)
-            execute_here(statements[i]);
-        if (commit) {
-            SPI_finish();
-            PopActiveSnapshot();
-            CommitTransactionCommand();
-            pgstat_report_activity(STATE_IDLE, nullptr);
-            open_ = false;
-        }
-        ok = true;
+// One batch in the worker's open transaction (begun when none is), its rows
+// to the sinks, committed when `commit`; an ERROR aborts the transaction.
+struct LocalBatch {
+    bool *open;
+    Statement *statements;
+    int count;
+    bool commit;
+};
+
+void run_batch(void *p) {
+    auto *b = static_cast<LocalBatch *>(p);
+    if (!*b->open) {
+        SetCurrentStatementStartTimestamp();
+        StartTransactionCommand();
+        SPI_connect();
+        PushActiveSnapshot(GetTransactionSnapshot());
+        pgstat_report_activity(STATE_RUNNING, "reserving in the crid registry");
+        *b->open = true;
     }
-    PG_CATCH();
-    {
-        MemoryContextSwitchTo(caller_context);
-        ErrorData *error = CopyErrorData();
-        FlushErrorState();
-        AbortCurrentTransaction();
+    for (int i = 0; i < b->count; ++i)
+        execute_here(b->statements[i]);
+    if (b->commit) {
+        SPI_finish();
+        PopActiveSnapshot();
+        CommitTransactionCommand();
         pgstat_report_activity(STATE_IDLE, nullptr);
-        open_ = false;
-        set_failure(failure, error->sqlerrcode, "%s", error->message);
-        FreeErrorData(error);
+        *b->open = false;
     }
-    PG_END_TRY();
-    crid_ids::local_batch_ended();
+}
+
+void abort_batch(void *p) {
+    AbortCurrentTransaction();
+    pgstat_report_activity(STATE_IDLE, nullptr);
+    *static_cast<LocalBatch *>(p)->open = false;
+}
+
+bool LocalSession::run(Statement *statements, int count, bool commit, Failure &failure) {
+    LocalBatch batch{&open_, statements, count, commit};
+    local_batch_started();
+    bool ok = run_catching(run_batch, &batch, failure, abort_batch);
+    local_batch_ended();
     return ok;
 }
 
@@ -142,7 +135,7 @@ bool LocalSession::finish(bool commit, Failure &failure) {
     return true;
 }
 
-const char *LocalSession::name() const { return fleet::registry_name(); }
+const char *LocalSession::name() const { return registry_name(); }
 
 LocalSession local;
 

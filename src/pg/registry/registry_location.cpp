@@ -1,7 +1,7 @@
 #include "registry/registry_location.hpp"
 
 #include "common/boundary.hpp"
-#include "blocks/crid_settings.hpp"
+#include "registry/registry_settings.hpp"
 
 #include "core/registry_table.hpp"
 
@@ -83,12 +83,15 @@ void qualified(char *out, size_t size, const char *schema, const char *name) {
     pfree(text);
 }
 
-// True when schema $1 holds crid_registry_check(regclass).
+// One row for each of crid_registry_check(regclass) and
+// crid_registry_reserve(regclass, int8, int8, int8, int8) that schema $1 holds.
 constexpr const char *check_query =
     "SELECT FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace"
     " WHERE n.nspname OPERATOR(pg_catalog.=) $1::pg_catalog.name"
-    " AND p.proname OPERATOR(pg_catalog.=) 'crid_registry_check'::pg_catalog.name"
-    " AND p.proargtypes OPERATOR(pg_catalog.=) '2205'::pg_catalog.oidvector";
+    " AND ((p.proname OPERATOR(pg_catalog.=) 'crid_registry_check'::pg_catalog.name"
+    "       AND p.proargtypes OPERATOR(pg_catalog.=) '2205'::pg_catalog.oidvector)"
+    "   OR (p.proname OPERATOR(pg_catalog.=) 'crid_registry_reserve'::pg_catalog.name"
+    "       AND p.proargtypes OPERATOR(pg_catalog.=) '2205 20 20 20 20'::pg_catalog.oidvector))";
 
 void count_sink(void *context, int, const char *const *) noexcept { ++*static_cast<int *>(context); }
 
@@ -104,22 +107,24 @@ Found locate_check(Session &session, Location &out, const char *schema, bool ext
     statement.context = &found;
     if (!session.run(&statement, 1, true, failure))
         return Found::failed;
-    if (found == 0) {
+    if (found < 2) {
         set_failure(failure, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                    "%s has no crid_registry_check() in schema \"%s\", which crid 0.3.0 checks every reservation "
+                    "%s lacks crid_registry_check() or crid_registry_reserve() in schema \"%s\", which crid 0.3.0 "
+                    "checks every reservation "
                     "with; run %s there",
                     session.name(), schema,
                     extension ? "ALTER EXTENSION crid UPDATE" : "crid_registry_server.sql (README) again");
         return Found::outdated;
     }
     qualified(out.check, sizeof out.check, schema, "crid_registry_check");
+    qualified(out.reserve, sizeof out.reserve, schema, "crid_registry_reserve");
     return Found::ok;
 }
 
 } // namespace
 
 Found locate(Session &session, Location &out, Failure &failure) {
-    const crid_ids::RegistryTable &configured = crid_ids::registry_table();
+    const RegistryTable &configured = registry_table();
     NameRow extension;
     ShapeRow shape;
     Statement statements[2];

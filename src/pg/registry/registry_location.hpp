@@ -13,17 +13,18 @@ namespace crid::pg::registry {
 
 // SQL names, quoted and schema-qualified.
 struct Location {
-    char table[2 * (2 * NAMEDATALEN + 2) + 2] = "";  // the registry table
-    char leases[2 * (2 * NAMEDATALEN + 2) + 2] = ""; // crid_node_leases
-    char check[2 * (2 * NAMEDATALEN + 2) + 2] = "";  // crid_registry_check, the continuity check
-    char shown[2 * NAMEDATALEN + 2] = "";            // the table for messages: schema.table
+    char table[2 * (2 * NAMEDATALEN + 2) + 2] = "";   // the registry table
+    char leases[2 * (2 * NAMEDATALEN + 2) + 2] = "";  // crid_node_leases
+    char check[2 * (2 * NAMEDATALEN + 2) + 2] = "";   // crid_registry_check, the continuity check
+    char reserve[2 * (2 * NAMEDATALEN + 2) + 2] = ""; // crid_registry_reserve, the one reservation
+    char shown[2 * NAMEDATALEN + 2] = "";             // the table for messages: schema.table
 };
 
 enum class Found {
     ok,
     no_extension, // crid.registry_table is empty and crid is not installed there
     bad_table,    // crid.registry_table names no table of the right shape
-    outdated,     // the registry lacks crid_registry_check (crid older than 0.3.0 there)
+    outdated,     // the registry lacks crid_registry_check or _reserve (crid older than 0.3.0 there)
     failed,       // the catalog queries failed (failure says why)
 };
 

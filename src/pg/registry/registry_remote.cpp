@@ -12,9 +12,10 @@
 // never a repeat.
 #include "registry/registry_session.hpp"
 
-#include "blocks/block_shared.hpp"
-#include "registry/registry_worker.hpp"
+#include "registry/pinned_settings.hpp"
 #include "registry/registry_settings.hpp"
+#include "registry/registry_worker.hpp"
+#include "registry/worker_status.hpp"
 
 #include "core/clock.hpp"
 #include "core/time_units.hpp"
@@ -32,20 +33,6 @@ namespace crid::pg::registry {
 
 namespace {
 
-// Session settings of the worker's own on the registry, whatever its
-// database or role set: names resolve only in pg_catalog, a reservation is
-// durable before COMMIT returns, and no timeout or read-only default of the
-// registry's stops it.
-constexpr const char *session_setup =
-    "SELECT pg_catalog.set_config('search_path', 'pg_catalog', false),"
-    " pg_catalog.set_config('synchronous_commit', 'on', false),"
-    " pg_catalog.set_config('default_transaction_read_only', 'off', false),"
-    " pg_catalog.set_config('default_transaction_isolation', 'read committed', false),"
-    " pg_catalog.set_config('statement_timeout', '0', false),"
-    " pg_catalog.set_config('lock_timeout', '0', false),"
-    " pg_catalog.set_config('idle_in_transaction_session_timeout', '0', false),"
-    " pg_catalog.set_config('standard_conforming_strings', 'on', false)";
-
 class RemoteSession final : public Session {
   public:
     bool run(Statement *statements, int count, bool commit, Failure &failure) override;
@@ -57,6 +44,8 @@ class RemoteSession final : public Session {
   private:
     bool connect(Failure &failure);
     bool exchange(Statement *statements, int count, bool begin, bool commit, Failure &failure);
+    bool send_batch(Statement *statements, int count, bool begin, bool commit, Failure &failure);
+    void roll_back_after_failure();
     bool guarded_exchange(Statement *statements, int count, bool begin, bool commit, Failure &failure);
     bool wait_socket(int events, int64_t deadline_ns, Failure &failure);
     bool flush(int64_t deadline_ns, Failure &failure);
@@ -73,7 +62,7 @@ RemoteSession remote_session_object;
 int timeout_cap_ms = 0; // 0: crid.registry_timeout alone
 
 int timeout_ms() {
-    int ms = fleet::registry_timeout_ms();
+    int ms = registry_timeout_ms();
     return timeout_cap_ms > 0 && timeout_cap_ms < ms ? timeout_cap_ms : ms;
 }
 
@@ -84,7 +73,7 @@ void RemoteSession::drop() {
         PQfinish(conn_); // non-blocking: a hung registry cannot hold it up
     conn_ = nullptr;
     open_ = false;
-    pg_atomic_write_u32(&crid_ids::shared()->registry_connected, 0);
+    pg_atomic_write_u32(&status()->connected, 0);
 }
 
 // libpq's message for the connection, on one line.
@@ -129,7 +118,7 @@ bool RemoteSession::wait_socket(int events, int64_t deadline_ns, Failure &failur
             // A planned exit does not wait for a registry that hangs; the
             // connection goes with the batch it was in (unless this is the
             // last batch, at the exit itself, under its own short bound).
-            if (crid_ids::exit_requested() && timeout_cap_ms == 0) {
+            if (exit_requested() && timeout_cap_ms == 0) {
                 set_failure(failure, ERRCODE_ADMIN_SHUTDOWN, "the worker is exiting");
                 failure.lost = true;
                 drop();
@@ -143,7 +132,7 @@ bool RemoteSession::wait_socket(int events, int64_t deadline_ns, Failure &failur
 
 bool RemoteSession::connect(Failure &failure) {
     const char *keywords[] = {"dbname", "fallback_application_name", "client_encoding", nullptr};
-    const char *values[] = {fleet::conninfo(), "crid block reserver", "UTF8", nullptr};
+    const char *values[] = {conninfo(), "crid block reserver", "UTF8", nullptr};
     int64_t until = deadline();
     conn_ = PQconnectStartParams(keywords, values, 1);
     if (!conn_) {
@@ -178,12 +167,12 @@ bool RemoteSession::connect(Failure &failure) {
         return false;
     }
     Statement setup;
-    setup.sql = session_setup;
+    setup.sql = remote_pin_sql();
     if (!exchange(&setup, 1, false, false, failure))
         return false;
-    crid_ids::CridShared *s = crid_ids::shared();
-    pg_atomic_fetch_add_u64(&s->registry_connects, 1);
-    pg_atomic_write_u32(&s->registry_connected, 1);
+    WorkerStatus *s = registry::status();
+    pg_atomic_fetch_add_u64(&s->connects, 1);
+    pg_atomic_write_u32(&s->connected, 1);
     return true;
 }
 
@@ -220,11 +209,31 @@ bool RemoteSession::next_result(PGresult *&result, int64_t deadline_ns, Failure 
     return true;
 }
 
-// Sends [BEGIN,] the statements [, COMMIT] and a Sync, and reads every
-// result up to the Sync. The first error is the failure; a transaction it
-// left open is rolled back.
-bool RemoteSession::exchange(Statement *statements, int count, bool begin, bool commit, Failure &failure) {
-    int64_t until = deadline();
+// The failure an error result reports, with the registry's SQLSTATE.
+void record_error(PGresult *r, const char *registry, Failure &failure) {
+    const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    const char *primary = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+    int code = state && std::strlen(state) == 5 ? MAKE_SQLSTATE(state[0], state[1], state[2], state[3], state[4])
+                                                : ERRCODE_CONNECTION_FAILURE;
+    set_failure(failure, code, "%s (in %s)", primary ? primary : PQresultErrorMessage(r), registry);
+}
+
+// A statement's result: its row count, and its rows into its sink.
+void deliver_rows(Statement &s, PGresult *r, ExecStatusType status) {
+    int rows = PQntuples(r), columns = PQnfields(r);
+    s.rows = status == PGRES_TUPLES_OK ? rows : std::strtoll(PQcmdTuples(r), nullptr, 10);
+    const char *row[16];
+    if (!s.sink || columns > 16)
+        return;
+    for (int i = 0; i < rows; ++i) {
+        for (int c = 0; c < columns; ++c)
+            row[c] = PQgetisnull(r, i, c) ? nullptr : PQgetvalue(r, i, c);
+        s.sink(s.context, columns, row);
+    }
+}
+
+// Sends [BEGIN,] the statements [, COMMIT] and a Sync.
+bool RemoteSession::send_batch(Statement *statements, int count, bool begin, bool commit, Failure &failure) {
     auto send = [&](const char *sql, int nparams, const char *const *params) {
         return PQsendQueryParams(conn_, sql, nparams, nullptr, params, nullptr, nullptr, 0) == 1;
     };
@@ -232,11 +241,16 @@ bool RemoteSession::exchange(Statement *statements, int count, bool begin, bool 
     for (int i = 0; sent && i < count; ++i)
         sent = send(statements[i].sql, statements[i].nparams, statements[i].params);
     sent = sent && (!commit || send("COMMIT", 0, nullptr)) && PQpipelineSync(conn_) == 1;
-    if (!sent) {
+    if (!sent)
         lost(failure, "could not send to");
-        return false;
-    }
-    if (!flush(until, failure))
+    return sent;
+}
+
+// Sends the batch and reads every result up to the Sync. The first error is
+// the failure; a transaction it left open is rolled back.
+bool RemoteSession::exchange(Statement *statements, int count, bool begin, bool commit, Failure &failure) {
+    int64_t until = deadline();
+    if (!send_batch(statements, count, begin, commit, failure) || !flush(until, failure))
         return false;
     // Results arrive per query (each ended by a null result), then the Sync.
     int first_statement = begin ? 1 : 0, last = first_statement + count + (commit ? 1 : 0);
@@ -257,28 +271,12 @@ bool RemoteSession::exchange(Statement *statements, int count, bool begin, bool 
         }
         if (status == PGRES_FATAL_ERROR && !failed) {
             failed = true;
-            const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-            const char *primary = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
-            int code = state && std::strlen(state) == 5
-                           ? MAKE_SQLSTATE(state[0], state[1], state[2], state[3], state[4])
-                           : ERRCODE_CONNECTION_FAILURE;
-            set_failure(failure, code, "%s (in %s)", primary ? primary : PQresultErrorMessage(r), name());
+            record_error(r, name(), failure);
         } else if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) {
-            if (index >= first_statement && index < first_statement + count) {
-                Statement &s = statements[index - first_statement];
-                int rows = PQntuples(r), columns = PQnfields(r);
-                s.rows = status == PGRES_TUPLES_OK ? rows : std::strtoll(PQcmdTuples(r), nullptr, 10);
-                const char *row[16];
-                if (s.sink && columns <= 16)
-                    for (int i = 0; i < rows; ++i) {
-                        for (int c = 0; c < columns; ++c)
-                            row[c] = PQgetisnull(r, i, c) ? nullptr : PQgetvalue(r, i, c);
-                        s.sink(s.context, columns, row);
-                    }
-            } else if (commit && index == last - 1) {
-                // COMMIT of a transaction that failed answers ROLLBACK.
-                committed = std::strcmp(PQcmdStatus(r), "COMMIT") == 0;
-            }
+            if (index >= first_statement && index < first_statement + count)
+                deliver_rows(statements[index - first_statement], r, status);
+            else if (commit && index == last - 1)
+                committed = std::strcmp(PQcmdStatus(r), "COMMIT") == 0; // a failed transaction answers ROLLBACK
         }
         PQclear(r);
     }
@@ -287,18 +285,22 @@ bool RemoteSession::exchange(Statement *statements, int count, bool begin, bool 
         set_failure(failure, ERRCODE_TRANSACTION_ROLLBACK, "%s rolled the transaction back", name());
         failed = true;
     }
-    // A failed statement leaves the transaction aborted: roll it back, or
-    // start over with a new connection.
-    if (failed && conn_ && PQtransactionStatus(conn_) != PQTRANS_IDLE) {
+    if (failed)
+        roll_back_after_failure();
+    return !failed;
+}
+
+// A failed statement leaves the transaction aborted: roll it back, or start
+// over with a new connection.
+void RemoteSession::roll_back_after_failure() {
+    if (conn_ && PQtransactionStatus(conn_) != PQTRANS_IDLE) {
         Statement rollback;
         rollback.sql = "ROLLBACK";
         Failure ignored;
         if (!exchange(&rollback, 1, false, false, ignored))
             drop();
     }
-    if (failed)
-        open_ = false;
-    return !failed;
+    open_ = false;
 }
 
 bool RemoteSession::run(Statement *statements, int count, bool commit, Failure &failure) {
@@ -306,28 +308,35 @@ bool RemoteSession::run(Statement *statements, int count, bool commit, Failure &
 }
 
 // exchange() (after connecting when needed) where an ERROR may interrupt the
-// wait: a cancel (pg_cancel_backend) of the worker.
+// wait: a cancel (pg_cancel_backend) of the worker, after which the
+// connection is in an unknown state, so it goes.
+struct RemoteExchange {
+    RemoteSession *session;
+    Statement *statements;
+    int count;
+    bool begin, commit;
+    Failure *failure;
+    bool ok;
+};
+
 bool RemoteSession::guarded_exchange(Statement *statements, int count, bool begin, bool commit, Failure &failure) {
-    MemoryContext caller_context = CurrentMemoryContext;
-    volatile bool ok = false;
+    RemoteExchange x{this, statements, count, begin, commit, &failure, false};
     pgstat_report_activity(STATE_RUNNING, "reserving in the remote crid registry");
-    PG_TRY();
-    { ok = (conn_ || connect(failure)) && exchange(statements, count, begin && !open_, commit, failure); }
-    PG_CATCH();
-    {
-        // A cancel (pg_cancel_backend) of the worker while it waited: the
-        // connection is in an unknown state, so it goes.
-        MemoryContextSwitchTo(caller_context);
-        ErrorData *error = CopyErrorData();
-        FlushErrorState();
-        set_failure(failure, error->sqlerrcode, "%s", error->message);
-        failure.lost = true;
-        FreeErrorData(error);
-        drop();
-    }
-    PG_END_TRY();
+    bool raised = !run_catching(
+        [](void *p) {
+            auto *x = static_cast<RemoteExchange *>(p);
+            RemoteSession &s = *x->session;
+            x->ok = (s.conn_ || s.connect(*x->failure)) &&
+                    s.exchange(x->statements, x->count, x->begin && !s.open_, x->commit, *x->failure);
+        },
+        &x, failure,
+        [](void *p) {
+            auto *x = static_cast<RemoteExchange *>(p);
+            x->failure->lost = true;
+            x->session->drop();
+        });
     pgstat_report_activity(STATE_IDLE, nullptr);
-    return ok;
+    return !raised && x.ok;
 }
 
 bool RemoteSession::finish(bool commit, Failure &failure) {
@@ -341,7 +350,7 @@ bool RemoteSession::finish(bool commit, Failure &failure) {
     return guarded_exchange(&rollback, 1, false, false, failure);
 }
 
-const char *RemoteSession::name() const { return fleet::registry_name(); }
+const char *RemoteSession::name() const { return registry_name(); }
 
 } // namespace
 

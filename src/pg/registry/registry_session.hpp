@@ -62,10 +62,9 @@ class Session {
 // Fills a failure from text (for conditions found by the caller).
 void set_failure(Failure &failure, int sqlstate, const char *format, ...) pg_attribute_printf(3, 4);
 
-// Runs step(context), which may raise an ERROR (and keeps only plain bytes
-// in its frames), in the caller's transaction: false with the ERROR in
-// `failure`, caught and flushed, when it does.
-bool run_catching(void (*step)(void *), void *context, Failure &failure);
+// catch_pg_error() (common/boundary.hpp) with the ERROR in `failure`: false
+// when step(context) raised one, after `after_error(context)` when given.
+bool run_catching(void (*step)(void *), void *context, Failure &failure, void (*after_error)(void *) = nullptr);
 
 // Runs one statement through SPI in the caller's transaction (SPI
 // connected), its rows to the sink; an ERROR when it fails.

@@ -1,12 +1,15 @@
 #include "registry/registry_settings.hpp"
 
-#include "blocks/crid_settings.hpp"
+#include "common/boundary.hpp"
+#include "common/settings_support.hpp"
+
+#include "core/registry_table.hpp"
 
 #include "libpq-fe.h"
 
 #include <cstdio>
 
-namespace crid::pg::fleet {
+namespace crid::pg::registry {
 
 namespace {
 
@@ -17,6 +20,12 @@ int ttl_setting = 30000;
 constexpr int min_timeout_ms = 100;
 constexpr int min_ttl_ms = 1000;
 constexpr int max_ttl_ms = 3600 * 1000;
+
+char *database_text = nullptr;
+char *table_text = nullptr;
+RegistryTable parsed_table;
+char parsed_table_text[512] = "";
+bool table_parsed = false;
 
 char shown_text[512] = "";
 bool shown_built = false;
@@ -37,7 +46,7 @@ bool check_ttl(int *newval, void **, GucSource) { return check_at_least(*newval,
 } // namespace
 
 void define_settings() {
-    GucContext fixed = process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP;
+    const GucContext fixed = fixed_at_start_context();
     DefineCustomStringVariable("crid.registry", "libpq connection string of a remote crid registry server.",
                                "Empty: the local crid.registry_database. Only superusers see it.", &registry_text, "",
                                fixed, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
@@ -48,6 +57,15 @@ void define_settings() {
     DefineCustomIntVariable("crid.node_lease_ttl", "How long a snowflake node lease lasts without a renewal.",
                             "The worker renews every third of it; minting stops when a lease may have lapsed.",
                             &ttl_setting, 30000, 0, max_ttl_ms, PGC_SIGHUP, GUC_UNIT_MS, check_ttl, nullptr, nullptr);
+    DefineCustomStringVariable("crid.registry_database",
+                               "Database whose crid_allocations table the background worker reserves blocks in.",
+                               nullptr, &database_text, "postgres", fixed, 0, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable("crid.registry_table",
+                               "The registry table, when it is not the extension's own crid_allocations.",
+                               "A name as the Go crid library's postgres.WithTable() takes it (schema.table; "
+                               "public when unqualified), in the registry database. Empty: crid_allocations of "
+                               "the crid extension there.",
+                               &table_text, "", fixed, 0, nullptr, nullptr, nullptr);
 }
 
 void validate_at_start() {
@@ -111,11 +129,37 @@ const char *registry_name() {
     if (remote())
         std::snprintf(name, sizeof name, "the registry at %s", shown());
     else
-        std::snprintf(name, sizeof name, "database \"%s\"", crid_ids::registry_database());
+        std::snprintf(name, sizeof name, "database \"%s\"", registry_database());
     return name;
+}
+
+const char *registry_database() { return database_text; }
+
+void load_registry_table() {
+    const char *text = table_text ? table_text : "";
+    RegistryTable t;
+    // Only bytes leave the guard: the parsed names are copied inside it.
+    pg::guarded([&] {
+        std::string_view v(text);
+        if (v.find_first_not_of(" \t\r\n") == std::string_view::npos)
+            return;
+        core::registry::TableName name = core::registry::parse_table_name(v);
+        t.set = true;
+        std::snprintf(t.schema, sizeof t.schema, "%s", name.schema.c_str());
+        std::snprintf(t.name, sizeof t.name, "%s", name.name.c_str());
+    });
+    parsed_table = t;
+    std::snprintf(parsed_table_text, sizeof parsed_table_text, "%s", text);
+    table_parsed = true;
+}
+
+const RegistryTable &registry_table() {
+    if (!table_parsed || std::strcmp(parsed_table_text, table_text ? table_text : "") != 0)
+        load_registry_table();
+    return parsed_table;
 }
 
 int registry_timeout_ms() { return timeout_setting; }
 int lease_ttl_ms() { return ttl_setting; }
 
-} // namespace crid::pg::fleet
+} // namespace crid::pg::registry

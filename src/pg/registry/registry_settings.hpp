@@ -1,13 +1,14 @@
-// The settings of a fleet of servers on one registry (issue 8):
-// crid.registry (a libpq connection string to the registry server; empty:
-// the local crid.registry_database), crid.registry_timeout (how long the
+// Where the registry is and how the worker talks to it: crid.registry (a
+// libpq connection string to a registry server; empty: the local
+// crid.registry_database), crid.registry_table (a registry table other than
+// the extension's crid_allocations), crid.registry_timeout (how long the
 // worker waits for a remote registry to answer), crid.node_lease_ttl (how
 // long a snowflake node lease lasts without a renewal).
 #pragma once
 
 #include "common/postgres_headers.hpp"
 
-namespace crid::pg::fleet {
+namespace crid::pg::registry {
 
 // Defines the GUCs; called from _PG_init.
 void define_settings();
@@ -31,7 +32,23 @@ const char *shown();
 // a remote one, `database "postgres"` for crid.registry_database.
 const char *registry_name();
 
+// crid.registry_database: the local registry's database (and, with a
+// remote registry, the database the worker's own session uses).
+const char *registry_database();
+
+// crid.registry_table: the registry table when it is not the
+// extension's own crid_allocations, parsed (core/registry_table.hpp).
+struct RegistryTable {
+    bool set = false; // false: the extension's own crid_allocations
+    char schema[NAMEDATALEN] = "";
+    char name[NAMEDATALEN] = "";
+};
+// ERROR naming the setting when its text is no table name; when preloaded
+// this runs in _PG_init, so a bad value stops the server start.
+void load_registry_table();
+const RegistryTable &registry_table();
+
 int registry_timeout_ms();
 int lease_ttl_ms();
 
-} // namespace crid::pg::fleet
+} // namespace crid::pg::registry

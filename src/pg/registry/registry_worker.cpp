@@ -1,11 +1,12 @@
 #include "registry/registry_worker.hpp"
 
-#include "registry/block_refill.hpp"
-#include "blocks/crid_settings.hpp"
 #include "blocks/block_shared.hpp"
-#include "registry/registry_settings.hpp"
+#include "registry/block_refill.hpp"
 #include "registry/lease_rounds.hpp"
+#include "registry/pinned_settings.hpp"
 #include "registry/registry_link.hpp"
+#include "registry/registry_settings.hpp"
+#include "registry/worker_status.hpp"
 
 #include "core/backoff.hpp"
 #include "core/clock.hpp"
@@ -31,7 +32,7 @@ extern "C" {
 #include <csignal>
 #include <cstdio>
 
-namespace crid::pg::crid_ids {
+namespace crid::pg::registry {
 
 namespace {
 
@@ -68,20 +69,20 @@ void handle_sigterm(SIGNAL_ARGS) {
 // once rather than after crid.node_lease_ttl; then the process exits, for the
 // postmaster to start it again unless the server is shutting down.
 [[noreturn]] void exit_releasing_leases() {
-    crid::pg::registry::cap_timeout_ms(1000);
+    cap_timeout_ms(1000);
     crid::pg::lease::release();
     proc_exit(1);
 }
 
 // Runs at every exit of the worker process, FATAL ones included.
 void on_worker_exit(int code, Datum) {
-    CridShared *s = shared();
-    s->worker_latch = nullptr;
-    SpinLockAcquire(&s->status_lock);
+    crid::pg::crid_ids::shared()->filler_latch = nullptr;
+    WorkerStatus *s = status();
+    SpinLockAcquire(&s->lock);
     s->worker_pid = 0;
     if (code != 0 && !exit_wanted && s->worker_failures < 1000)
         s->worker_failures++;
-    SpinLockRelease(&s->status_lock);
+    SpinLockRelease(&s->lock);
 }
 
 // While connecting: remembers that the registry database does not exist,
@@ -89,10 +90,10 @@ void on_worker_exit(int code, Datum) {
 emit_log_hook_type previous_emit_log_hook = nullptr;
 void note_missing_database(ErrorData *error) {
     if (error->elevel >= ERROR && error->sqlerrcode == ERRCODE_UNDEFINED_DATABASE) {
-        CridShared *s = shared();
-        SpinLockAcquire(&s->status_lock);
-        s->registry_database_missing = true;
-        SpinLockRelease(&s->status_lock);
+        WorkerStatus *s = status();
+        SpinLockAcquire(&s->lock);
+        s->database_missing = true;
+        SpinLockRelease(&s->lock);
     }
     if (previous_emit_log_hook)
         previous_emit_log_hook(error);
@@ -119,10 +120,10 @@ void pause_ms(int64_t ms, bool reload_wakes) {
 // Before connecting: the worker processes before this one failed, so wait
 // out a growing pause (the postmaster alone would restart it every second).
 void pause_after_failed_workers() {
-    CridShared *s = shared();
-    SpinLockAcquire(&s->status_lock);
+    WorkerStatus *s = status();
+    SpinLockAcquire(&s->lock);
     int failures = s->worker_failures;
-    SpinLockRelease(&s->status_lock);
+    SpinLockRelease(&s->lock);
     int64_t delay = restart_backoff.delay_ms(failures);
     if (delay == 0)
         return;
@@ -130,7 +131,7 @@ void pause_after_failed_workers() {
     std::snprintf(detail, sizeof detail,
                   "the worker failed %d time%s in a row; it starts again in %lld ms (see the server log)", failures,
                   failures == 1 ? "" : "s", static_cast<long long>(delay));
-    set_status(WorkerState::connecting, detail);
+    set_state(WorkerState::connecting, detail);
     pause_ms(delay, false);
 }
 
@@ -162,17 +163,17 @@ bool database_exists(const char *name) {
     char detail[256];
     std::snprintf(detail, sizeof detail, "database \"%s\" (crid.registry_database) does not exist",
                   registry_database());
-    set_status(WorkerState::no_database, detail);
+    set_state(WorkerState::no_database, detail);
     ereport(LOG, (errmsg("crid: %s; crid_next() fails until it is created", detail),
                   errdetail("The crid block reserver checks for it again with a pause growing up to %lld s.",
                             static_cast<long long>(database_backoff.cap_ms() / 1000))));
     for (int64_t attempt = 1;; ++attempt) {
         if (database_exists(registry_database())) {
-            CridShared *s = shared();
-            SpinLockAcquire(&s->status_lock);
-            s->registry_database_missing = false;
+            WorkerStatus *s = status();
+            SpinLockAcquire(&s->lock);
+            s->database_missing = false;
             s->worker_failures = 0;
-            SpinLockRelease(&s->status_lock);
+            SpinLockRelease(&s->lock);
             ereport(LOG, (errmsg("crid: database \"%s\" exists now; the block reserver restarts to connect to it",
                                  registry_database())));
             exit_wanted = true;
@@ -186,39 +187,6 @@ bool database_exists(const char *name) {
             ProcessConfigFile(PGC_SIGHUP);
         }
     }
-}
-
-// Settings of the worker's own, whatever the database, its owner or a role
-// set (ALTER DATABASE ... SET, ALTER ROLE ... SET): the reservations run as a
-// superuser and every server's crid_next() depends on them.
-void pin_settings() {
-    struct Pin {
-        const char *name, *value;
-    };
-    static const Pin pins[] = {
-        // Resolve nothing through schemas other roles can create objects in.
-        {"search_path", "pg_catalog"},
-        // A reservation must be durable before any id of it is served: a
-        // commit lost in a crash would hand the same block out again.
-        {"synchronous_commit", "on"},
-        // Neither read-only transactions, nor timeouts, nor serialization
-        // failures, nor replication-role tricks may stop reservations.
-        {"default_transaction_read_only", "off"},
-        {"default_transaction_isolation", "read committed"},
-        {"default_transaction_deferrable", "off"},
-        {"statement_timeout", "0"},
-        {"lock_timeout", "0"},
-        {"idle_in_transaction_session_timeout", "0"},
-        {"idle_session_timeout", "0"},
-        {"session_replication_role", "origin"},
-        {"exit_on_error", "off"},
-        {"jit", "off"},
-        {"force_parallel_mode", "off"},
-        {"standard_conforming_strings", "on"},
-        {"application_name", "crid block reserver"},
-    };
-    for (const Pin &pin : pins)
-        SetConfigOption(pin.name, pin.value, PGC_SUSET, PGC_S_OVERRIDE);
 }
 
 } // namespace
@@ -240,9 +208,78 @@ void register_worker() {
     RegisterBackgroundWorker(&worker);
 }
 
-} // namespace crid::pg::crid_ids
+} // namespace crid::pg::registry
 
-using namespace crid::pg::crid_ids;
+using namespace crid::pg::registry;
+
+namespace {
+
+// Connects the worker: to no database for a remote registry, else to
+// crid.registry_database (after waiting for it when the last worker found
+// none). Either way after the pause that earlier failed workers call for.
+void connect_worker(bool database_missing) {
+    char detail[sizeof WorkerStatus::detail];
+    if (remote()) {
+        BackgroundWorkerInitializeConnection(nullptr, nullptr, 0);
+        pause_after_failed_workers();
+        std::snprintf(detail, sizeof detail, "connecting to %s (crid.registry)", registry_name());
+        set_state(WorkerState::connecting, detail);
+        return;
+    }
+    if (database_missing)
+        wait_for_registry_database();
+    pause_after_failed_workers();
+    std::snprintf(detail, sizeof detail, "connecting to database \"%s\" (crid.registry_database)", registry_database());
+    set_state(WorkerState::connecting, detail);
+    // A missing database is FATAL here (said once: the next worker process
+    // waits for it without trying); ALLOW_CONNECTIONS false, which the
+    // database's owner may set, is not.
+    previous_emit_log_hook = emit_log_hook;
+    emit_log_hook = note_missing_database;
+    BackgroundWorkerInitializeConnection(registry_database(), nullptr, BGWORKER_BYPASS_ALLOWCONN);
+    emit_log_hook = previous_emit_log_hook;
+    set_state(WorkerState::serving, nullptr);
+}
+
+// When the next refill may run: after a failure the worker pauses, growing
+// up to 10 s, whatever waiting backends do, so they cannot turn a broken
+// registry into a busy loop (a reload ends the pause); a registry that
+// holds reservations back names its own pause.
+struct RefillPace {
+    int64_t failures = 0;
+    int64_t retry_at_ns = 0; // no new attempt before then
+
+    void refill_if_due(int64_t now) {
+        if (now < retry_at_ns)
+            return;
+        int64_t hold_ms = 0;
+        bool ok = refill(hold_ms);
+        if (hold_ms > 0) {
+            retry_at_ns = now + hold_ms * crid::core::ns_per_ms;
+            return;
+        }
+        failures = ok ? 0 : failures + 1;
+        retry_at_ns = ok ? 0 : now + retry_backoff.delay_ms(failures) * crid::core::ns_per_ms;
+    }
+};
+
+// Sleeps until something is due: a backend's wake-up (its ids run low), the
+// end of a pause, a lease round, or a second at most (a missed wake-up).
+void sleep_until_due(int64_t now, const RefillPace &pace) {
+    int64_t wake_ns = now + 1000 * crid::core::ns_per_ms;
+    if (pace.retry_at_ns > now && pace.retry_at_ns < wake_ns)
+        wake_ns = pace.retry_at_ns;
+    wake_ns = std::min(wake_ns, std::max(now, crid::pg::lease::due_ns()));
+    int64_t left_ms = (wake_ns - crid::core::monotonic_ns() + crid::core::ns_per_ms - 1) / crid::core::ns_per_ms;
+    if (exit_wanted)
+        exit_releasing_leases();
+    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, long(left_ms < 1 ? 1 : left_ms),
+                    PG_WAIT_EXTENSION);
+    ResetLatch(MyLatch);
+    CHECK_FOR_INTERRUPTS();
+}
+
+} // namespace
 
 // Only PostgreSQL calls and functions that guard their own C++ run here.
 void crid_worker_main(Datum) {
@@ -250,81 +287,30 @@ void crid_worker_main(Datum) {
     pqsignal(SIGTERM, handle_sigterm);
     BackgroundWorkerUnblockSignals();
 
-    CridShared *s = shared();
-    SpinLockAcquire(&s->status_lock);
+    WorkerStatus *s = status();
+    SpinLockAcquire(&s->lock);
     s->worker_pid = MyProcPid;
-    bool database_missing = s->registry_database_missing;
-    SpinLockRelease(&s->status_lock);
-    s->worker_latch = MyLatch;
+    bool database_missing = s->database_missing;
+    SpinLockRelease(&s->lock);
+    crid::pg::crid_ids::shared()->filler_latch = MyLatch;
     before_shmem_exit(on_worker_exit, 0);
+    connect_worker(database_missing);
+    pin_local_settings();
 
-    if (crid::pg::fleet::remote()) {
-        // A remote registry: the worker needs no database of this server.
-        BackgroundWorkerInitializeConnection(nullptr, nullptr, 0);
-        pause_after_failed_workers();
-        char detail[sizeof s->detail];
-        std::snprintf(detail, sizeof detail, "connecting to %s (crid.registry)", crid::pg::fleet::registry_name());
-        set_status(WorkerState::connecting, detail);
-    } else {
-        if (database_missing)
-            wait_for_registry_database();
-        pause_after_failed_workers();
-        char detail[256];
-        std::snprintf(detail, sizeof detail, "connecting to database \"%s\" (crid.registry_database)",
-                      registry_database());
-        set_status(WorkerState::connecting, detail);
-        // A missing database is FATAL here (said once: the next worker
-        // process waits for it without trying); ALLOW_CONNECTIONS false,
-        // which the database's owner may set, is not.
-        previous_emit_log_hook = emit_log_hook;
-        emit_log_hook = note_missing_database;
-        BackgroundWorkerInitializeConnection(registry_database(), nullptr, BGWORKER_BYPASS_ALLOWCONN);
-        emit_log_hook = previous_emit_log_hook;
-        set_status(WorkerState::serving, nullptr);
-    }
-    pin_settings();
-
-    int64_t failures = 0;
-    int64_t retry_at_ns = 0; // after a failure: no new attempt before then
+    RefillPace pace;
     for (;;) {
         if (exit_wanted)
             exit_releasing_leases();
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);
-            failures = 0; // the reload may have fixed the cause
-            retry_at_ns = 0;
+            pace = RefillPace{}; // the reload may have fixed the cause
         }
         int64_t now = crid::core::monotonic_ns();
-        if (now >= retry_at_ns) {
-            int64_t hold_ms = 0;
-            bool ok = refill(hold_ms);
-            // After a failure the worker pauses, growing up to 10 s, whatever
-            // waiting backends do, so they cannot turn a broken registry
-            // into a busy loop; a reload ends the pause. A registry that
-            // holds reservations back names its own pause.
-            if (hold_ms > 0) {
-                retry_at_ns = now + hold_ms * crid::core::ns_per_ms;
-            } else {
-                failures = ok ? 0 : failures + 1;
-                retry_at_ns = ok ? 0 : now + retry_backoff.delay_ms(failures) * crid::core::ns_per_ms;
-            }
-        }
+        pace.refill_if_due(now);
         // Snowflake node leases: renewals are due on their own clock,
         // whatever the blocks do.
         (void)crid::pg::lease::tick();
-        // Backends set the latch when their ids run low; the timeout covers
-        // a missed wake-up and ends a pause.
-        int64_t wake_ns = now + 1000 * crid::core::ns_per_ms;
-        if (retry_at_ns > now && retry_at_ns < wake_ns)
-            wake_ns = retry_at_ns;
-        wake_ns = std::min(wake_ns, std::max(now, crid::pg::lease::due_ns()));
-        int64_t left_ms = (wake_ns - crid::core::monotonic_ns() + crid::core::ns_per_ms - 1) / crid::core::ns_per_ms;
-        if (exit_wanted)
-            exit_releasing_leases();
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, long(left_ms < 1 ? 1 : left_ms),
-                        PG_WAIT_EXTENSION);
-        ResetLatch(MyLatch);
-        CHECK_FOR_INTERRUPTS();
+        sleep_until_due(now, pace);
     }
 }

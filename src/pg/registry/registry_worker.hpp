@@ -1,11 +1,14 @@
-// The background worker that reserves crid blocks in the registry, each in a
-// transaction of its own that commits before any id of the block is served:
-// a rollback or crash of the backend that used the ids cannot free them.
+// The registry worker ("crid block reserver"): the background process that
+// talks to the registry for this server. It reserves crid blocks there (each
+// in a transaction of its own that commits before any id of the block is
+// served: a rollback or crash of the backend that used the ids cannot free
+// them, registry/block_refill.hpp) and takes and renews snowflake node
+// leases (registry/lease_rounds.hpp).
 #pragma once
 
 #include "common/postgres_headers.hpp"
 
-namespace crid::pg::crid_ids {
+namespace crid::pg::registry {
 
 // Registers the worker (the postmaster restarts it a second after it exits;
 // a worker whose predecessors failed waits longer itself); from _PG_init.
@@ -21,7 +24,7 @@ bool exit_requested();
 void local_batch_started();
 void local_batch_ended();
 
-} // namespace crid::pg::crid_ids
+} // namespace crid::pg::registry
 
 extern "C" {
 // The worker's entry point, found by name in crid.so.

@@ -1,21 +1,22 @@
 #include "snowflake/node_fence.hpp"
 
-#include "registry/registry_settings.hpp"
-#include "snowflake/snowflake_settings.hpp"
+extern "C" {
+#include "storage/shmem.h"
+}
 
 #include "core/time_units.hpp"
 
 #include <cstdio>
 
-namespace crid::pg::lease {
+namespace crid::pg::fence {
 
 namespace {
-LeaseShared *state = nullptr;
+NodeFence *state = nullptr;
 }
 
-LeaseShared *shared() noexcept { return state; }
+NodeFence *shared() noexcept { return state; }
 
-Size shared_size() { return sizeof(LeaseShared); }
+void request_fence() { RequestAddinShmemSpace(sizeof(NodeFence)); }
 
 namespace {
 
@@ -23,7 +24,7 @@ namespace {
 // it (the postmaster lived on, and so did its leases' claim), a new start
 // of the server, a clone of its data directory or a promoted standby gets
 // another one, so none of them passes for this holder.
-char postmaster_token[sizeof LeaseShared::token] = "";
+char postmaster_token[sizeof NodeFence::token] = "";
 
 void make_token() {
     if (postmaster_token[0])
@@ -38,34 +39,33 @@ void make_token() {
 
 } // namespace
 
-// At start and after a crash, in the postmaster: the server holds nothing
-// until its worker renews, and a fenced server mints nothing until then:
-// decided here, before any backend can mint.
-void init_shared(LeaseShared *memory) {
-    std::memset(static_cast<void *>(memory), 0, sizeof(LeaseShared));
-    pg_atomic_init_u32(&memory->fenced, fleet::remote() || snowflake::node_id_is_lease() ? 1 : 0);
-    pg_atomic_init_u32(&memory->leased_node, no_node);
-    for (pg_atomic_uint64 *c : {&memory->valid_until_ns, &memory->renewed_at_ns, &memory->renewals,
-                                &memory->acquisitions, &memory->losses, &memory->failures})
+void startup_fence(bool fenced) {
+    bool found = false;
+    state = static_cast<NodeFence *>(ShmemInitStruct("crid snowflake node fence", sizeof(NodeFence), &found));
+    if (found)
+        return;
+    std::memset(static_cast<void *>(state), 0, sizeof(NodeFence));
+    pg_atomic_init_u32(&state->fenced, fenced ? 1 : 0);
+    pg_atomic_init_u32(&state->leased_node, no_node);
+    for (pg_atomic_uint64 *c : {&state->valid_until_ns, &state->renewed_at_ns, &state->renewals, &state->acquisitions,
+                                &state->losses, &state->failures})
         pg_atomic_init_u64(c, 0);
-    for (pg_atomic_uint32 &word : memory->held)
+    for (pg_atomic_uint32 &word : state->held)
         pg_atomic_init_u32(&word, 0);
-    SpinLockInit(&memory->lock);
+    SpinLockInit(&state->lock);
     make_token();
-    std::memcpy(memory->token, postmaster_token, sizeof memory->token);
+    std::memcpy(state->token, postmaster_token, sizeof state->token);
 }
 
-void attach(LeaseShared *memory) noexcept { state = memory; }
-
 void raise_not_held(int64_t node) {
-    LeaseShared *s = shared();
+    NodeFence *s = shared();
     char refused[sizeof s->refused], failure[sizeof s->failure], waiting[sizeof s->waiting];
     SpinLockAcquire(&s->lock);
     std::memcpy(refused, s->refused, sizeof refused);
     std::memcpy(failure, s->failure, sizeof failure);
     std::memcpy(waiting, s->waiting, sizeof waiting);
+    int64_t ttl = s->ttl_ms;
     SpinLockRelease(&s->lock);
-    int64_t ttl = fleet::lease_ttl_ms();
     if (waiting[0] && !held(s, node))
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("snowflake node %lld is not minted on by this server yet", static_cast<long long>(node)),
@@ -103,7 +103,7 @@ void raise_not_held(int64_t node) {
 }
 
 int leased_node_or_error() {
-    LeaseShared *s = shared();
+    NodeFence *s = shared();
     uint32 node = s ? pg_atomic_read_u32(&s->leased_node) : no_node;
     if (node != no_node)
         return int(node);
@@ -124,4 +124,4 @@ int leased_node_or_error() {
                               : "Node leases need crid in shared_preload_libraries.")));
 }
 
-} // namespace crid::pg::lease
+} // namespace crid::pg::fence

@@ -1,9 +1,10 @@
-// Snowflake node leases in shared memory: which nodes this server
-// holds, until when (on the monotonic clock) its leases are safely held, and
-// what backends tell a caller whose node is not held. The worker
-// (lease_worker.hpp) writes it; every snowflake id of a fenced server reads
-// it (two atomic loads and a vDSO clock read), core/lease.hpp has the
-// argument.
+// The fence every snowflake id passes on a server that mints only for the
+// nodes it holds in a registry (crid.registry set, or crid.node_id = 'lease'):
+// which nodes it holds, until when (on the monotonic clock) its leases are
+// safely held, and what backends tell a caller whose node is not held. The
+// registry worker's lease rounds (registry/lease_rounds.hpp) write it; every
+// snowflake id of a fenced server reads it (two atomic loads and a vDSO
+// clock read). core/lease.hpp has the argument.
 #pragma once
 
 #include "common/postgres_headers.hpp"
@@ -14,12 +15,12 @@ extern "C" {
 #include "storage/spin.h"
 }
 
-namespace crid::pg::lease {
+namespace crid::pg::fence {
 
 inline constexpr int max_nodes = 65536;
 inline constexpr uint32 no_node = UINT32_MAX;
 
-struct LeaseShared {
+struct NodeFence {
     // 1 when this server mints snowflake ids only for nodes it holds: with
     // crid.registry set, or crid.node_id = 'lease'.
     pg_atomic_uint32 fenced;
@@ -39,14 +40,17 @@ struct LeaseShared {
     char waiting[256];    // a node taken but not minted on yet, until when ("" for none)
     char failure[512];    // the last failed lease round ("" after a success)
     int64 lease_until_ms; // the registry's lease_until of the last renewal, Unix ms
+    int64 ttl_ms;         // crid.node_lease_ttl as the last round used it, for messages
 };
 
-LeaseShared *shared() noexcept;
-Size shared_size();
-void init_shared(LeaseShared *memory);
-void attach(LeaseShared *memory) noexcept;
+// Shared memory for it: from shmem_request_hook, then in the postmaster at
+// start and after every crash. A fenced server (`fenced`) mints nothing
+// until the worker holds its nodes: decided here, before any backend can.
+void request_fence();
+void startup_fence(bool fenced);
+NodeFence *shared() noexcept;
 
-inline bool held(const LeaseShared *s, int64_t node) noexcept {
+inline bool held(const NodeFence *s, int64_t node) noexcept {
     return (pg_atomic_read_u32(const_cast<pg_atomic_uint32 *>(&s->held[node >> 5])) >> (node & 31)) & 1;
 }
 
@@ -56,7 +60,7 @@ inline bool held(const LeaseShared *s, int64_t node) noexcept {
 // After a snowflake id of `node` was claimed and before it is returned: ERROR
 // 55000 unless this server is not fenced or safely holds the node.
 inline void check_minted(int64_t node) {
-    LeaseShared *s = shared();
+    NodeFence *s = shared();
     if (!s || !pg_atomic_read_u32(&s->fenced))
         return;
     if (!held(s, node) || core::monotonic_ns() >= int64_t(pg_atomic_read_u64(&s->valid_until_ns)))
@@ -66,4 +70,4 @@ inline void check_minted(int64_t node) {
 // crid.node_id = 'lease': the node held, or ERROR 55000 saying why none is.
 int leased_node_or_error();
 
-} // namespace crid::pg::lease
+} // namespace crid::pg::fence

@@ -5,6 +5,7 @@
 #include "common/postgres_headers.hpp"
 
 #include "common/boundary.hpp"
+#include "snowflake/layout_cache.hpp"
 #include "snowflake/snowflake_settings.hpp"
 #include "common/args.hpp"
 
@@ -24,11 +25,9 @@ enum class Width { integer, bigint };
 // Argument `n`, a field: a NULL would give a NULL id, which a backfill would
 // store silently. A bigint beyond the field is refused by the layout, with
 // its value and the field's range, as an integer is.
-int64_t field_arg(FunctionCallInfo fcinfo, int n, const char *field, Width width = Width::integer) {
-    if (PG_ARGISNULL(n))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s: the %s must not be NULL", function, field),
-                        errhint("A NULL %s would yield a NULL id.", field)));
-    return width == Width::bigint ? PG_GETARG_INT64(n) : PG_GETARG_INT32(n);
+int64_t field_arg(FunctionCallInfo fcinfo, int n, const char *name, const char *hint, Width width = Width::integer) {
+    return width == Width::bigint ? pg::required_int64(fcinfo, n, function, name, hint)
+                                  : pg::required_int32(fcinfo, n, function, name, hint);
 }
 
 // snowflake_pack(at, node, sequence [, gene] [, layout]): `gene_arg` and
@@ -36,9 +35,9 @@ int64_t field_arg(FunctionCallInfo fcinfo, int n, const char *field, Width width
 Datum pack(FunctionCallInfo fcinfo, int gene_arg, int layout_arg, Width width = Width::integer) {
     int64_t at = pg::finite_timestamp_arg(fcinfo, 0, function);
     sf::Fields rest;
-    rest.node = field_arg(fcinfo, 1, "node", width);
-    rest.sequence = field_arg(fcinfo, 2, "sequence", width);
-    rest.gene = gene_arg < 0 ? 0 : field_arg(fcinfo, gene_arg, "gene");
+    rest.node = field_arg(fcinfo, 1, "the node", "A NULL node would yield a NULL id.", width);
+    rest.sequence = field_arg(fcinfo, 2, "the sequence", "A NULL sequence would yield a NULL id.", width);
+    rest.gene = gene_arg < 0 ? 0 : field_arg(fcinfo, gene_arg, "the gene", "A NULL gene would yield a NULL id.");
     const sf::Layout &layout =
         layout_arg < 0 ? pg::snowflake::server_layout_or_error() : pg::snowflake::layout_arg(fcinfo, layout_arg);
     PG_RETURN_INT64(pg::guarded([&] { return sf::pack_at(layout, core::unix_ms_from_pg_us_floor(at), rest); }));

@@ -4,9 +4,9 @@
 #include "common/settings_support.hpp"
 #include "snowflake/node_fence.hpp"
 
-#include "core/lease.hpp"
+#include "core/snowflake_lease.hpp"
 
-#include "core/node_set.hpp"
+#include "core/snowflake_node_set.hpp"
 #include "core/time_units.hpp"
 
 #include <cerrno>
@@ -20,8 +20,6 @@ char *epoch_text = nullptr;
 int node_bits = 10;
 int sequence_bits = 12;
 int gene_bits = 0;
-int clock_wait_ms = 5;
-int clock_borrow_ms = 1000;
 // crid.node_id: a node number (-1: none), 'lease' (node_lease), or at
 // server start text that is neither (node_invalid, refused by
 // check_node_settings so that the start stops).
@@ -124,13 +122,6 @@ void define_settings() {
                             nullptr, &sequence_bits, 12, 1, 22, layout_context, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("crid.snowflake_gene_bits", "Width of the shard gene in the low bits of snowflake ids.",
                             nullptr, &gene_bits, 0, 0, 16, layout_context, 0, nullptr, nullptr, nullptr);
-    DefineCustomIntVariable("crid.clock_wait_ms",
-                            "A clock step back of at most this many ms waits for the clock to catch up.", nullptr,
-                            &clock_wait_ms, 5, 0, 60000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
-    DefineCustomIntVariable("crid.clock_borrow_ms",
-                            "A clock step back of at most this many ms continues on a logical clock ahead of it.",
-                            "Beyond it, generation fails rather than risk a repeated id.", &clock_borrow_ms, 1000, 0,
-                            3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
     DefineCustomStringVariable("crid.node_id", "The snowflake node of snowflake_next() without arguments.",
                                "A node number (-1: unset), or 'lease' for a node leased from the registry. Only "
                                "superusers and the server configuration may set it.",
@@ -182,9 +173,12 @@ const core::snowflake::Layout &server_layout_or_error() {
     return layout;
 }
 
-core::snowflake::Policy current_policy() { return {clock_wait_ms, clock_borrow_ms}; }
+void server_layout_text(char (&out)[256]) {
+    const core::snowflake::Layout &layout = server_layout();
+    pg::guarded([&] { std::snprintf(out, sizeof out, "%s", core::snowflake::describe(layout).c_str()); });
+}
 
-int configured_node() { return node_id == node_lease ? lease::leased_node_or_error() : node_id; }
+int configured_node() { return node_id == node_lease ? fence::leased_node_or_error() : node_id; }
 
 bool node_id_is_lease() { return node_id == node_lease; }
 int static_node_id() { return node_id >= 0 ? node_id : -1; }

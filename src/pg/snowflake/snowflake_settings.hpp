@@ -1,10 +1,10 @@
-// The snowflake settings (crid.snowflake_*, crid.node_id, crid.clock_*): their
-// GUC definitions, and the validated layout and policy built from them.
+// The snowflake settings (crid.snowflake_*, crid.node_id, crid.backfill_node):
+// their GUC definitions, and the validated layout built from them.
 #pragma once
 
 #include "common/postgres_headers.hpp"
 
-#include "core/node_set.hpp"
+#include "core/snowflake_node_set.hpp"
 #include "core/snowflake_generator.hpp"
 
 namespace crid::pg::snowflake {
@@ -22,8 +22,8 @@ void load_server_layout();
 const core::snowflake::Layout &server_layout();
 const core::snowflake::Layout &server_layout_or_error();
 
-// crid.clock_wait_ms and crid.clock_borrow_ms as they are now (SIGHUP settings).
-core::snowflake::Policy current_policy();
+// The server layout as the high-water file records it ("worker=10 ...").
+void server_layout_text(char (&out)[256]);
 
 // crid.node_id, or -1 when unset. With crid.node_id = 'lease': the node
 // this server holds a lease on, or ERROR 55000 when it holds none.
@@ -56,9 +56,5 @@ void check_not_backfill_node(int64_t node);
 // ERROR 55000 when crid.node_id, the node of snowflake_next() and of the gene
 // trigger, is crid.backfill_node.
 void check_node_id_not_backfill_node(const char *function);
-
-// The layout named by text argument `n` of a SQL function, or the server's when
-// the call has fewer arguments (cached per backend; ERROR for NULL or a bad one).
-const core::snowflake::Layout &layout_arg(FunctionCallInfo fcinfo, int n);
 
 } // namespace crid::pg::snowflake

@@ -1,9 +1,11 @@
 #include "snowflake/snowflake_source.hpp"
 
 #include "common/boundary.hpp"
-#include "module/shared_memory.hpp"
+#include "common/clock_policy.hpp"
+#include "common/minting.hpp"
 #include "marks/high_water.hpp"
 #include "snowflake/node_fence.hpp"
+#include "snowflake/node_words.hpp"
 #include "snowflake/snowflake_settings.hpp"
 
 #include "core/clock.hpp"
@@ -68,13 +70,13 @@ void wait_for_clock(int64_t until_unix_ms, bool spin) {
 
 int64_t mint(int64_t node, int64_t gene) {
     require_minting("snowflake", "snowflake generation", "decoding works without it.");
-    high_water::check_snowflake(shared_state());
+    high_water::check_snowflake();
     const core::snowflake::Layout &layout = server_layout();
     check_ranges(layout, node, gene);
     check_not_backfill_node(node);
     check_node_allowed(node);
-    const core::snowflake::Policy policy = current_policy();
-    SnowflakeNodeSlot &slot = snowflake_slots()[node];
+    const core::snowflake::Policy policy = clock_policy();
+    NodeWord &slot = node_words()[node];
     for (;;) {
         int64_t id = 0;
         Step step = pg::guarded([&] {
@@ -88,8 +90,8 @@ int64_t mint(int64_t node, int64_t gene) {
         });
         if (step.kind == Step::Kind::issue) {
             // A fenced server returns the id only while it safely holds the
-            // node (lease_shared.hpp); a refused id is a gap.
-            lease::check_minted(node);
+            // node (node_fence.hpp); a refused id is a gap.
+            fence::check_minted(node);
             pg_atomic_fetch_add_u64(&slot.minted, 1);
             if (step.borrowed)
                 pg_atomic_fetch_add_u64(&slot.clock_borrows, 1);

@@ -3,6 +3,7 @@
 #include "common/postgres_headers.hpp"
 
 #include "common/boundary.hpp"
+#include "snowflake/layout_cache.hpp"
 #include "snowflake/snowflake_settings.hpp"
 #include "snowflake/snowflake_source.hpp"
 #include "common/args.hpp"
@@ -13,56 +14,8 @@ extern "C" {
 #include "access/htup_details.h"
 }
 
-#include <string>
-
 using namespace crid;
 namespace sf = crid::core::snowflake;
-
-namespace {
-
-// The last layout text decoded in this backend and its parse: one query
-// usually decodes many ids of one layout. Globals, so no C++ object with a
-// destructor sits in a frame that ereport may leave.
-std::string cached_text;
-sf::Layout cached_layout;
-bool cached_valid = false;
-
-} // namespace
-
-// The layout of argument `n` when the function has one, else the server's.
-const sf::Layout &pg::snowflake::layout_arg(FunctionCallInfo fcinfo, int n) {
-    if (PG_NARGS() <= n)
-        return pg::snowflake::server_layout_or_error();
-    if (PG_ARGISNULL(n))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("the snowflake layout must not be NULL"),
-                        errhint("Name a preset (%s) or spell a layout.", sf::preset_list.data())));
-    text *t = PG_GETARG_TEXT_PP(n);
-    const char *data = VARDATA_ANY(t);
-    size_t len = VARSIZE_ANY_EXHDR(t);
-    pg::guarded([&] {
-        if (!cached_valid || cached_text.size() != len || cached_text.compare(0, len, data, len) != 0) {
-            cached_valid = false; // a failed parse must not leave a stale pair
-            cached_layout = sf::layout_named(std::string_view(data, len));
-            cached_text.assign(data, len);
-            cached_valid = true;
-        }
-    });
-    return cached_layout;
-}
-
-namespace {
-
-// Argument `n` of a generator: a NULL node or gene would otherwise yield a
-// NULL id, which a DEFAULT would store silently.
-int32 int_arg_not_null(FunctionCallInfo fcinfo, int n, const char *what) {
-    if (PG_ARGISNULL(n))
-        ereport(ERROR,
-                (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("snowflake_next: the %s must not be NULL", what),
-                 errhint("A NULL %s would yield a NULL id.", what)));
-    return PG_GETARG_INT32(n);
-}
-
-} // namespace
 
 using pg::snowflake::layout_arg;
 
@@ -78,7 +31,8 @@ PG_FUNCTION_INFO_V1(crid_snowflake_layout);
 
 // snowflake_next(node integer)
 Datum crid_snowflake_next_node(PG_FUNCTION_ARGS) {
-    PG_RETURN_INT64(pg::snowflake::mint(int_arg_not_null(fcinfo, 0, "node"), 0));
+    PG_RETURN_INT64(pg::snowflake::mint(
+        pg::required_int32(fcinfo, 0, "snowflake_next", "the node", "A NULL node would yield a NULL id."), 0));
 }
 
 // snowflake_next(): the node of crid.node_id.
@@ -94,8 +48,9 @@ Datum crid_snowflake_next(PG_FUNCTION_ARGS) {
 
 // snowflake_next(node integer, gene integer)
 Datum crid_snowflake_next_gene(PG_FUNCTION_ARGS) {
-    int32 node = int_arg_not_null(fcinfo, 0, "node");
-    PG_RETURN_INT64(pg::snowflake::mint(node, int_arg_not_null(fcinfo, 1, "gene")));
+    int32 node = pg::required_int32(fcinfo, 0, "snowflake_next", "the node", "A NULL node would yield a NULL id.");
+    PG_RETURN_INT64(pg::snowflake::mint(
+        node, pg::required_int32(fcinfo, 1, "snowflake_next", "the gene", "A NULL gene would yield a NULL id.")));
 }
 
 // snowflake_to_timestamptz(id bigint [, layout text]): when the time unit begins.

@@ -11,6 +11,7 @@
 
 #include "common/boundary.hpp"
 #include "blocks/crid_settings.hpp"
+#include "snowflake/layout_cache.hpp"
 #include "snowflake/snowflake_settings.hpp"
 #include "time/time_keys.hpp"
 #include "common/args.hpp"

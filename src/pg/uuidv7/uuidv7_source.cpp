@@ -1,7 +1,8 @@
 #include "uuidv7/uuidv7_source.hpp"
 
-#include "module/shared_memory.hpp"
+#include "common/minting.hpp"
 #include "marks/high_water.hpp"
+#include "uuidv7/server_clock.hpp"
 
 #include "core/clock.hpp"
 #include "core/random_pool.hpp"
@@ -39,9 +40,9 @@ bool strong_random(void *dst, size_t len) { return pg_strong_random(dst, len); }
 // SHOW crid.uuidv7_order: without preloading there is no server-wide word,
 // so the order is per backend whatever the setting says.
 const char *show_order() {
-    return order == order_server && !shared_state() ? "backend (crid is not in shared_preload_libraries)"
-           : order == order_server                  ? "server"
-                                                    : "backend";
+    return order == order_server && !clock_words() ? "backend (crid is not in shared_preload_libraries)"
+           : order == order_server                 ? "server"
+                                                   : "backend";
 }
 
 } // namespace
@@ -52,14 +53,13 @@ void define_settings() {
                              &order, order_server, order_options, PGC_SIGHUP, 0, nullptr, nullptr, show_order);
 }
 
-bool server_order() { return order == order_server && shared_state(); }
+bool server_order() { return order == order_server && clock_words(); }
 
 uint64_t next_tick() {
-    SharedState *shared = shared_state();
-    if (shared && order == order_server) {
-        high_water::check_uuidv7(shared);
-        return core::uuidv7::commit_wait_tick(shared->uuidv7_clock, commit_wait, core::monotonic_ns,
-                                              core::wall_clock_ns, resync_ns);
+    ClockWords *words = clock_words();
+    if (words && order == order_server) {
+        high_water::check_uuidv7();
+        return core::uuidv7::commit_wait_tick(*words, commit_wait, core::monotonic_ns, core::wall_clock_ns, resync_ns);
     }
     const uint64_t now = core::uuidv7::tick_from_unix_ns(core::wall_clock_ns());
     return core::advance(backend_tick, [now](uint64_t previous) { return core::uuidv7::next_tick(previous, now); });
@@ -75,7 +75,7 @@ core::Uuid compose(uint64_t tick, uint64_t random) {
 }
 
 void keep_high_water(uint64_t unix_ms) {
-    if (shared_state() && order == order_server)
+    if (clock_words() && order == order_server)
         high_water::ensure(int64_t(unix_ms));
 }
 

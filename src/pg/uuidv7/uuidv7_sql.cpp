@@ -38,10 +38,8 @@ Datum deterministic_v7(FunctionCallInfo fcinfo, KeyTag tag, const void *key, siz
 }
 
 void require_key(FunctionCallInfo fcinfo) {
-    if (PG_ARGISNULL(1))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-                        errmsg("uuid_generate_v7_deterministic: the key must not be NULL"),
-                        errhint("Rows with a NULL key cannot get a reproducible id.")));
+    pg::require_not_null(fcinfo, 1, "uuid_generate_v7_deterministic", "the key",
+                         "Rows with a NULL key cannot get a reproducible id.");
 }
 
 } // namespace

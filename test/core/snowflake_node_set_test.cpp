@@ -2,7 +2,7 @@
 // every malformed form refused.
 #include "check.hpp"
 
-#include "../../src/core/node_set.hpp"
+#include "../../src/core/snowflake_node_set.hpp"
 
 using namespace crid::core;
 

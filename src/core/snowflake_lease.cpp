@@ -1,4 +1,4 @@
-#include "lease.hpp"
+#include "snowflake_lease.hpp"
 
 namespace crid::core::lease {
 

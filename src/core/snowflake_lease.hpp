@@ -41,7 +41,8 @@
 #pragma once
 #include "pure_cpp.hpp"
 
-#include "node_set.hpp"
+#include "backoff.hpp"
+#include "snowflake_node_set.hpp"
 
 #include <cstdint>
 
@@ -55,14 +56,11 @@ struct Timing {
     constexpr int64_t window_ms() const noexcept { return ttl_ms - ttl_ms / 5; }
     // How often the holder renews: three tries before the window closes.
     constexpr int64_t renew_every_ms() const noexcept { return ttl_ms / 3; }
-    // The pause before trying again after a failed renewal: several tries
+    // The pause before trying again after `failures` failed rounds in a
+    // row: doubling from 200 ms up to a sixth of the TTL, so several tries
     // fit in the window.
-    constexpr int64_t retry_ms(int64_t failures) const noexcept {
-        int64_t d = 200;
-        for (int64_t i = 1; i < failures && d < ttl_ms / 6; ++i)
-            d *= 2;
-        return d < ttl_ms / 6 ? d : (ttl_ms / 6 > 0 ? ttl_ms / 6 : 1);
-    }
+    constexpr Backoff retry() const noexcept { return Backoff(200, ttl_ms / 6 > 0 ? ttl_ms / 6 : 1); }
+    constexpr int64_t retry_ms(int64_t failures) const noexcept { return retry().delay_ms(failures); }
     // How long a node whose earlier holder cannot be shown to have stopped
     // waits before its new holder mints on it (see above).
     constexpr int64_t takeover_delay_ms() const noexcept { return ttl_ms + ttl_ms / 5; }

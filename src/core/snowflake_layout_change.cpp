@@ -1,4 +1,4 @@
-#include "layout_change.hpp"
+#include "snowflake_layout_change.hpp"
 
 namespace crid::core::snowflake {
 

@@ -2,7 +2,7 @@
 // whose ids exceed every old id, checked against ids actually packed.
 #include "check.hpp"
 
-#include "../../src/core/layout_change.hpp"
+#include "../../src/core/snowflake_layout_change.hpp"
 
 using namespace crid::core::snowflake;
 

@@ -2,7 +2,7 @@
 // nodes a server wants.
 #include "check.hpp"
 
-#include "../../src/core/lease.hpp"
+#include "../../src/core/snowflake_lease.hpp"
 
 using namespace crid::core;
 

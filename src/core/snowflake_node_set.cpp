@@ -1,4 +1,4 @@
-#include "node_set.hpp"
+#include "snowflake_node_set.hpp"
 
 #include "error.hpp"
 #include "text.hpp"

@@ -1,0 +1,82 @@
+#include "registry/worker_status.hpp"
+
+#include "registry/registry_settings.hpp"
+
+extern "C" {
+#include "storage/shmem.h"
+}
+
+#include <cstdio>
+
+namespace crid::pg::registry {
+
+namespace {
+
+WorkerStatus *shared = nullptr;
+
+// The last condition logged (in the worker process).
+WorkerState logged_state = WorkerState::serving;
+int logged_sqlstate = 0;
+
+} // namespace
+
+void request_status() { RequestAddinShmemSpace(sizeof(WorkerStatus)); }
+
+void startup_status() {
+    bool found = false;
+    shared = static_cast<WorkerStatus *>(ShmemInitStruct("crid registry worker", sizeof(WorkerStatus), &found));
+    if (found)
+        return;
+    std::memset(static_cast<void *>(shared), 0, sizeof(WorkerStatus));
+    SpinLockInit(&shared->lock);
+    shared->state = WorkerState::not_started;
+    for (pg_atomic_uint64 *c :
+         {&shared->failures, &shared->commits, &shared->us_total, &shared->us_max, &shared->regressions,
+          &shared->round_trips, &shared->last_us, &shared->round_started_ns, &shared->connects})
+        pg_atomic_init_u64(c, 0);
+    pg_atomic_init_u32(&shared->connected, 0);
+}
+
+WorkerStatus *status() noexcept { return shared; }
+
+StateNow state_now() {
+    StateNow now;
+    SpinLockAcquire(&shared->lock);
+    now.state = shared->state;
+    now.worker_pid = shared->worker_pid;
+    std::memcpy(now.detail, shared->detail, sizeof now.detail);
+    SpinLockRelease(&shared->lock);
+    now.detail[sizeof now.detail - 1] = '\0';
+    return now;
+}
+
+void set_state(WorkerState state, const char *detail) {
+    SpinLockAcquire(&shared->lock);
+    shared->state = state;
+    std::snprintf(shared->detail, sizeof shared->detail, "%s", detail ? detail : "");
+    SpinLockRelease(&shared->lock);
+}
+
+void report(WorkerState state, int sqlstate, const char *detail) {
+    set_state(state, detail);
+    if (state == WorkerState::serving) {
+        if (logged_state != WorkerState::serving)
+            ereport(LOG, (errmsg("crid: reserving blocks again in %s", registry_name())));
+        logged_state = state;
+        logged_sqlstate = 0;
+        return;
+    }
+    if (state == logged_state && sqlstate == logged_sqlstate)
+        return;
+    logged_state = state;
+    logged_sqlstate = sqlstate;
+    if (state == WorkerState::held_back) {
+        ereport(LOG, (errmsg("crid: reservations wait: %s", detail ? detail : "the registry holds them back")));
+        return;
+    }
+    ereport(LOG, (errmsg("crid: could not reserve a block: %s", detail ? detail : "unknown reason"),
+                  errdetail("The worker tries again with a pause that grows up to 10 s; this is logged again only "
+                            "when the cause changes.")));
+}
+
+} // namespace crid::pg::registry

@@ -1,0 +1,61 @@
+// What the registry worker tells everyone else, in shared memory: its state
+// and last detail (for crid_next()'s timeout error and
+// crid_registry_status()), and the counters of its registry round trips
+// (crid_stats()). Written by the worker only, read by any backend.
+#pragma once
+
+#include "common/postgres_headers.hpp"
+
+#include "registry/worker_states.hpp"
+
+extern "C" {
+#include "storage/spin.h"
+}
+
+namespace crid::pg::registry {
+
+struct WorkerStatus {
+    slock_t lock; // guards the fields up to database_missing
+    WorkerState state;
+    int worker_pid; // 0 while no worker process runs
+    char detail[512];
+    // Across worker processes: consecutive failed ones, for the pause
+    // before the next one starts, and whether the last connection attempt
+    // found no registry database.
+    int worker_failures;
+    bool database_missing;
+
+    pg_atomic_uint64 failures; // failed registry transactions
+    pg_atomic_uint64 commits;  // reservation transactions (one or more blocks each)
+    pg_atomic_uint64 us_total; // their time
+    pg_atomic_uint64 us_max;
+    pg_atomic_uint64 regressions;      // times the registry was seen to go backwards
+    pg_atomic_uint64 round_trips;      // registry transactions of any kind (blocks, leases, checks)
+    pg_atomic_uint64 last_us;          // how long the last one took
+    pg_atomic_uint64 round_started_ns; // monotonic start of the transaction in flight, 0 when none
+    pg_atomic_uint64 connects;         // connections made to a remote registry
+    pg_atomic_uint32 connected;        // 1 while connected to a remote registry
+};
+
+// Shared memory for it: from shmem_request_hook, then in the postmaster at
+// start and after every crash (state not_started).
+void request_status();
+void startup_status();
+WorkerStatus *status() noexcept;
+
+// The state and detail, read together.
+struct StateNow {
+    WorkerState state = WorkerState::not_started;
+    int worker_pid = 0;
+    char detail[sizeof WorkerStatus::detail] = "";
+};
+StateNow state_now();
+
+// Records what the worker is doing, and logs it when the condition (state
+// and SQLSTATE) differs from the last one logged, so a failure that repeats
+// is said once; a return to serving after a failure is logged too. `detail`
+// may be null. set_state() records without logging.
+void report(WorkerState state, int sqlstate, const char *detail);
+void set_state(WorkerState state, const char *detail);
+
+} // namespace crid::pg::registry

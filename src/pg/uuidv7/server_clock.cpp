@@ -1,0 +1,40 @@
+#include "uuidv7/server_clock.hpp"
+
+#include "core/clock.hpp"
+
+extern "C" {
+#include "storage/shmem.h"
+}
+
+namespace crid::pg::uuidv7 {
+
+namespace {
+ClockWords *words = nullptr;
+}
+
+void request_clock() { RequestAddinShmemSpace(sizeof(ClockWords)); }
+
+void startup_clock(int64_t mark_ms) {
+    bool found = false;
+    words = static_cast<ClockWords *>(ShmemInitStruct("crid uuidv7 clock", sizeof(ClockWords), &found));
+    if (found)
+        return;
+    int64_t mono = core::monotonic_ns();
+    words->target.init(uint64_t(core::wall_clock_ns() - mono));
+    words->catchup.init(core::uuidv7::catchup_above(0, mono, core::uuidv7::last_tick_of_ms(mark_ms)));
+}
+
+ClockWords *clock_words() noexcept { return words; }
+
+void raise_clock(int64_t unix_ms, bool exactly) {
+    uint64_t tick = core::uuidv7::last_tick_of_ms(unix_ms);
+    int64_t mono = core::monotonic_ns();
+    if (exactly) {
+        words->target.store(uint64_t(core::wall_clock_ns() - mono));
+        words->catchup.store(core::uuidv7::catchup_above(0, mono, tick));
+        return;
+    }
+    core::advance(words->catchup, [&](uint64_t old) { return core::uuidv7::catchup_above(old, mono, tick); });
+}
+
+} // namespace crid::pg::uuidv7

@@ -1,0 +1,29 @@
+// The server-wide UUIDv7 clock in shared memory: the two words of the
+// commit-wait design (core/uuidv7_clock.hpp), read on every server-ordered
+// id and written only at start, by a repair or WAL replay, and when the
+// real clock jumps forward. They start above the high-water mark, so ids
+// after a restart or crash are above every id before.
+#pragma once
+
+#include "common/postgres_headers.hpp"
+#include "common/shared_word.hpp"
+
+#include "core/uuidv7_clock.hpp"
+
+namespace crid::pg::uuidv7 {
+
+using ClockWords = core::uuidv7::CommitWaitWords<SharedWord>;
+
+// Shared memory for them: from shmem_request_hook, then in the postmaster
+// at start and after every crash, above `mark_ms` (-1: none).
+void request_clock();
+void startup_clock(int64_t mark_ms);
+
+// The words, or nullptr without preloading.
+ClockWords *clock_words() noexcept;
+
+// Ticks from now on above Unix millisecond `unix_ms`; `exactly` also puts
+// the clock back to real time when it ran ahead (a forced reset of the mark).
+void raise_clock(int64_t unix_ms, bool exactly);
+
+} // namespace crid::pg::uuidv7
