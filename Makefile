@@ -25,7 +25,7 @@ RELEASED_UPGRADES = sql/crid--0.1.0--0.2.0.sql
 NEXT_UPGRADE      = sql/crid--0.2.0--0.3.0.sql
 UPGRADE_SCRIPTS   = $(RELEASED_UPGRADES) $(NEXT_UPGRADE)
 # A registry server without crid installed gets its tables from a script of
-# its own (the README's "A registry server without crid"), built the same way.
+# its own (docs/fleet.md, "A registry server without crid"), built the same way.
 REGISTRY_SCRIPT = sql/registry/crid_registry_server.sql
 DATA            = $(BASE_SCRIPT) $(RELEASED_UPGRADES)
 DATA_built      = sql/crid--$(EXTVERSION).sql $(NEXT_UPGRADE) $(REGISTRY_SCRIPT)
@@ -39,13 +39,13 @@ REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=test/harness/prel
 REGRESS_NOT_PRELOADED = no_preload_crid no_preload_snowflake no_preload_uuidv7 no_preload_genes
 ISOLATION      = crid_allocate snowflake_order uuidv7_order
 ISOLATION_OPTS = --inputdir=test/isolation --temp-instance=tmp_check_iso --temp-config=test/harness/isolation.conf
-# Queries by time, backfills and text forms of ids (issue 9).
+# Queries by time, backfills and text forms of ids.
 REGRESS               += time_predicates text_forms backfill migration
 REGRESS_NOT_PRELOADED += no_preload_time_in
 ISOLATION             += backfill_concurrent
-# Ids for past times: snowflake (issue 13).
+# Ids for past times: snowflake.
 REGRESS               += snowflake_backfill
-# crid ids for past times (issue 13): crid_reserve, crid_pack, the eviction horizon.
+# crid ids for past times: crid_reserve, crid_pack, the eviction horizon.
 REGRESS               += crid_backfill
 ISOLATION             += crid_reserve_evict
 TAP_TESTS   = 1
@@ -61,7 +61,7 @@ SHLIB_LINK += -lstdc++
 # JIT bitcode of C++ glue buys nothing and would need clang at install time.
 override with_llvm := no
 
-# A fleet on one registry (issue 8): the worker speaks libpq to a remote
+# A fleet on one registry: the worker speaks libpq to a remote
 # registry, linked as postgres_fdw links it.
 SHLIB_LINK_INTERNAL = $(libpq)
 PG_CPPFLAGS += -I$(libpq_srcdir)

@@ -390,9 +390,9 @@ INSERT INTO regress.bad_input VALUES
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['NULL', '1'], 'null'),
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['1', 'NULL'], 'null'),
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['4294967295', '-32768'], 'ok'),
--- The registry table (issue 14): crid.registry_table is not set here
+-- The registry table: crid.registry_table is not set here
 ('crid_registry_table()', '{}', 'ok'),
--- A fleet on one registry (issue 8): no arguments to get wrong
+-- A fleet on one registry: no arguments to get wrong
 ('crid_registry_status()', '{}', 'ok'),
 -- Ids for past times, crid: NULL is 22004, a count or sequence outside the
 -- second 22003, a time outside the layout 22008, an evicted second 55000

@@ -58,7 +58,8 @@ ORDER BY metric;
 INSERT INTO crid_allocations VALUES (10, 50), (11, 50);
 SELECT crid_evict('2026-01-01 00:00:11+00') AS evicted;
 SELECT ts FROM crid_allocations WHERE ts IN (10, 11) ORDER BY ts;
--- and no block is reserved in an evicted second again (issue 13).
+-- and no block is reserved in an evicted second again: its row would start
+-- at sequence 0 and repeat ids handed out before the eviction.
 SELECT crid_allocate(10, 1);
 DELETE FROM crid_allocations WHERE ts IN (10, 11);
 

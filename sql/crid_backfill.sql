@@ -1,6 +1,6 @@
--- crid ids for past times (issue 13): crid_pack() gives the exact id of its
+-- crid ids for past times: crid_pack() gives the exact id of its
 -- fields; crid_reserve() reserves in the registry rows live blocks come from;
--- the README's migration of a bigserial table to crid ids ordered by
+-- docs/migrations.md's migration of a bigserial table to crid ids ordered by
 -- created_at, statement by statement, on 200,000 rows spread over a day and
 -- over the very seconds live ids were minted in: distinct ids that sort like
 -- created_at, decode to each row's second and never equal a live id, and a
@@ -39,7 +39,7 @@ SELECT count(*) > 0 AS live_seconds, bool_and(first > top) AS above_live, bool_a
 FROM reserved;
 
 ------------------------------------------------------------------------------
--- The README's migration: a bigserial table to crid ids ordered by created_at
+-- docs/migrations.md: a bigserial table moved to crid ids ordered by created_at
 ------------------------------------------------------------------------------
 
 CREATE TABLE orders (id bigserial PRIMARY KEY, created_at timestamptz NOT NULL);

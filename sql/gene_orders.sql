@@ -1,4 +1,4 @@
--- The worked example of README "Shard genes": orders partitioned 16 ways by
+-- The worked example of docs/genes.md: orders partitioned 16 ways by
 -- the gene of their id, each order minted with its user's gene, so a lookup
 -- by order id and a lookup by user both read one partition, the same one.
 -- Then the ways to write rows whose id carries another column's gene, and

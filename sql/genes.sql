@@ -23,7 +23,7 @@ END $$;
 
 -- gene_of(text): MurmurHash3 x86_32, seed 0, of the UTF-8 bytes. The hashes
 -- are those of an implementation written separately from the published
--- algorithm (README "Shard genes"); 31 bits shows the hash itself.
+-- algorithm (docs/genes.md); 31 bits shows the hash itself.
 SELECT key, octet_length(key) AS bytes, gene_of(key, 31) AS hash31, gene_of(key, 4) AS g4, gene_of(key, 8) AS g8
 FROM (VALUES (''), ('a'), ('ab'), ('abc'), ('abcd'), ('hello'), ('user-42'), ('Grüße'), ('東京'), ('🦀'),
              ('🦀 crab'), ('The quick brown fox jumps over the lazy dog')) v(key);

@@ -1,10 +1,11 @@
--- The key migration of the README ("Moving a table to UUIDv7 keys"), step by
--- step as written there: bigint keys of orders and of the order_items that
--- reference them become UUIDv7, while the application keeps writing.
+-- The key migration of docs/migrations.md ("Moving a table to UUIDv7
+-- keys"), step by step as written there: bigint keys of orders and of the
+-- order_items that reference them become UUIDv7, while the application keeps
+-- writing.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS crid;
 SET timezone = 'UTC';
--- A schema of its own, so the README's table names do not meet other tests'.
+-- A schema of its own, so the guide's table names do not meet other tests'.
 CREATE SCHEMA migration;
 SET search_path = migration, public;
 

@@ -14,7 +14,7 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
     RAISE NOTICE 'crid_next without preloading -> %', SQLSTATE;
 END $$;
--- Ids for past times (issue 13): packing needs no preloading, and a
+-- Ids for past times: packing needs no preloading, and a
 -- reservation is made in this database's registry.
 SELECT crid_pack('2026-11-30 15:54:18+00', 7) = (28828458::bigint << 32) | 7 AS packed,
        crid_reserve('2026-01-01 00:00:01+00', 100) AS first, crid_reserve('2026-01-01 00:00:01+00', 1) AS next,

@@ -18,7 +18,7 @@ EXCEPTION WHEN OTHERS THEN
     RAISE NOTICE 'snowflake_next without preloading -> %', SQLSTATE;
 END $$;
 
--- Ids for past times (issue 13): snowflake_pack mints nothing, so it works
+-- Ids for past times: snowflake_pack mints nothing, so it works
 -- here; a backfill plan on this server's layout needs crid.backfill_node,
 -- which is not set here, and one on a named node and layout works.
 SELECT snowflake_pack('2026-05-06 07:08:09.01+00', 7, 9) = snowflake_floor('2026-05-06 07:08:09.01+00') + (7 << 12) + 9

@@ -1,6 +1,6 @@
--- Snowflake ids for past times (issue 13): snowflake_pack() gives the exact id
--- of its fields; crid.backfill_node is refused by live minting; and the
--- README's migration of a bigserial table to snowflake ids ordered by
+-- Snowflake ids for past times: snowflake_pack() gives the exact id
+-- of its fields; crid.backfill_node is refused by live minting; and
+-- docs/migrations.md's migration of a bigserial table to snowflake ids ordered by
 -- created_at, statement by statement, on 200,000 rows spread over a day:
 -- distinct ids that sort like created_at, decode to each row's millisecond,
 -- never equal an id minted live meanwhile on other nodes at the same
@@ -183,7 +183,7 @@ DROP VIEW burst_view;
 DROP TABLE burst, keyless, other, local_times;
 
 ------------------------------------------------------------------------------
--- The README: a bigserial table moved to snowflake ids ordered by created_at
+-- docs/migrations.md: a bigserial table moved to snowflake ids ordered by created_at
 ------------------------------------------------------------------------------
 
 -- Before: bigserial keys. 180,000 orders spread over the day before now,

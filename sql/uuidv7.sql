@@ -54,7 +54,7 @@ SELECT uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', 'order-1'::text)
 SELECT uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', 'f47ac10b-58cc-4372-a567-0e02b2c3d479'::uuid) AS uuid_key,
        uuid_generate_v7_deterministic('2024-01-01 00:00:00+00', '\x0102'::bytea) AS bytea_key;
 
--- The same values from the algorithm as the README states it, written here
+-- The same values from the algorithm as docs/uuidv7.md states it, written here
 -- in SQL without crid: SipHash-2-4 (Aumasson & Bernstein) in bigint
 -- arithmetic mod 2^64, checked against the paper's vectors first.
 CREATE FUNCTION pg_temp.add64(a bigint, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$

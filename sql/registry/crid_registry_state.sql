@@ -1,5 +1,5 @@
--- The registry's memory of its own continuity (see "Restoring the registry"
--- and "A fleet of servers on one registry" in the README): one row per
+-- The registry's memory of its own continuity (docs/fleet.md, "What a
+-- fleet guarantees" and "Restoring the registry"): one row per
 -- registry table, naming the physical table it was written for (system
 -- identifier, timeline, relation and its file) and the seconds no live
 -- reservation may use any more. A TRUNCATE, a re-created table, a restore

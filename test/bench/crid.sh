@@ -3,7 +3,7 @@
 # empty-loop floor, ids per second from one and two sessions, and how often
 # the registry was visited per million ids (crid_allocate calls, commits) and
 # how often a backend had to wait for a block.
-# Goals (issue 4): crid_next() <= 0.5x nextval(); no synchronous registry
+# Goals: crid_next() <= 0.5x nextval(); no synchronous registry
 # wait in steady state. Prints tables; asserts nothing.
 source "$(dirname "$0")/lib.sh"
 bench_server_start <<<"crid.registry_database = 'postgres'"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# crid benchmark for a fleet on one registry (issue 8): crid_next() on a
+# crid benchmark for a fleet on one registry: crid_next() on a
 # server whose block reserver talks to a remote registry over loopback TCP
 # (crid.registry) beside the same on a server with a local registry
 # (crid.registry_database), measured in the same run: per-row cost, and

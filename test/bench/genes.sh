@@ -10,7 +10,7 @@
 #      all 16 partitions' indexes (enable_partition_pruning = off): inside the
 #      server (a PL/pgSQL loop) and at a client (pgbench, prepared).
 #   3. Registry sequence numbers crid_next(gene, bits) uses up per id.
-# Goals (issue 7): gene routing at most 1.1x the built-in time per row; a
+# Goals: gene routing at most 1.1x the built-in time per row; a
 # pruned lookup at least 5x faster than the 16-partition scan. Prints tables;
 # asserts nothing.
 source "$(dirname "$0")/lib.sh"

@@ -3,9 +3,10 @@
 # below in one run (a progress line per step on stderr) and writes
 # bench/report.md with its charts (bench/*.svg, drawn by gnuplot). Every
 # figure is set beside an alternative measured in the same run, as a ratio.
-# The README's benchmark section is rewritten from the report's headline
-# tables and the outputs it quotes (test/harness/bench-readme.sh). A step or
-# a script that fails stops the run: no report, no README change. BENCH_QUICK=1
+# The benchmark tables of the README and of docs/benchmarks.md are rewritten
+# from the report's headline tables and the outputs it quotes
+# (test/harness/bench-docs.sh). A step or a script that fails stops the run:
+# no report, no change to those pages. BENCH_QUICK=1
 # runs every step with tiny sizes (a smoke test of the script, not figures to
 # read).
 source "$(dirname "$0")/lib.sh"
@@ -39,5 +40,5 @@ for i in "${!steps[@]}"; do
     { echo; "${steps[$i]}"; } >>"$REPORT.tmp"
 done
 mv "$REPORT.tmp" "$REPORT"
-"$CRID_ROOT/test/harness/bench-readme.sh" update "$REPORT"
+"$CRID_ROOT/test/harness/bench-docs.sh" update "$REPORT"
 printf 'wrote %s in %ds\n' "$REPORT" $(($(date +%s) - started)) >&2

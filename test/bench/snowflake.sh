@@ -5,7 +5,7 @@
 # node and on two nodes. The default layout caps one node at 4,096 ids per
 # ms, so a second table repeats the cost with 16 sequence bits to show what a
 # call costs when the layout is not the limit.
-# Goals (issue 3): snowflake_next() <= 0.6x nextval(); two sessions on two
+# Goals: snowflake_next() <= 0.6x nextval(); two sessions on two
 # nodes >= 1.7x one; two on one node >= min(1.7x one, 90% of the layout's
 # limit). Prints tables; asserts nothing.
 source "$(dirname "$0")/lib.sh"

@@ -4,7 +4,7 @@
 # text::uuid (uuid_in); the same for branded bigints beside bigint::text and
 # text::bigint. Inputs are a million rows of a table. "*" is count(*) of
 # that table, the floor; minus_floor_ns is what the expression itself costs.
-# Goal (issue 9): each codec within 2x of uuid::text / text::uuid.
+# Goal: each codec within 2x of uuid::text / text::uuid.
 # Prints tables; asserts nothing.
 source "$(dirname "$0")/lib.sh"
 bench_server_start </dev/null

@@ -7,7 +7,7 @@
 # reach). Each query counts a column, so the rows themselves are read. Run
 # twice: without parallel workers (one process per query), and with the
 # default two, where the sequential scan gets three processes.
-# Goal (issue 9): the index paths >= 100x faster than the sequential scan.
+# Goal: the index paths >= 100x faster than the sequential scan.
 # Prints tables; asserts nothing.
 source "$(dirname "$0")/lib.sh"
 bench_server_start <<<"shared_buffers = '512MB'"
@@ -16,9 +16,9 @@ n=${N:-10000000}
 rows() { bench_psql -Atq -c "SELECT count(*) FROM $1" 2>/dev/null || echo 0; }
 checks() { bench_psql -Atq -c "SELECT count(*) FROM pg_constraint WHERE contype = 'c' AND conrelid::regclass::text IN ('bench_sf', 'bench_v7')" 2>/dev/null || echo 0; }
 # Ten days of ids from 2026-03-01, one every 86.4 ms for ten million rows.
-# The CHECK constraints say what the columns hold, as the README advises:
-# no negative snowflake id, version 7 UUIDs only; with them the hook writes
-# the plain id range.
+# The CHECK constraints say what the columns hold, as docs/queries-by-time.md
+# advises: no negative snowflake id, version 7 UUIDs only; with them the hook
+# writes the plain id range.
 if [ "$(rows bench_sf)" != "$n" ] || [ "$(checks)" != 2 ]; then
     log "creating bench_sf and bench_v7 ($n rows each)"
     bench_psql -q -c "DROP TABLE IF EXISTS bench_sf, bench_v7" \

@@ -2,7 +2,7 @@
 # UUIDv7 benchmark: per-row cost of uuid_generate_v7() beside
 # gen_random_uuid(), uuid-ossp's uuid_generate_v4() and the empty-loop floor
 # (count(random())), then ids per second from one and two sessions.
-# Goals (issue 2): >= 10x faster than gen_random_uuid(), within 1.5x of the
+# Goals: >= 10x faster than gen_random_uuid(), within 1.5x of the
 # floor, two sessions >= 1.7x one. Prints tables; asserts nothing.
 source "$(dirname "$0")/lib.sh"
 bench_server_start </dev/null

@@ -40,7 +40,7 @@ TEST(murmur3_published_values) {
 }
 
 // Every tail length (1, 2, 3 bytes after the blocks), multi-byte UTF-8 and a
-// 4-byte emoji: the README table.
+// 4-byte emoji: the table of docs/genes.md.
 TEST(murmur3_tails_and_utf8) {
     CHECK_EQ(mm3("a"), 0x3c2569b2u);       // 1 byte
     CHECK_EQ(mm3("ab"), 0x9bbfd75fu);      // 2

@@ -43,6 +43,12 @@ check "it holds crid.so, the control file, every install and upgrade script and 
         && has usr/share/postgresql/15/extension/crid--0.1.0.sql && has usr/share/postgresql/15/extension/crid--$version.sql \
         && has usr/share/postgresql/15/extension/crid--0.1.0--0.2.0.sql && has usr/share/postgresql/15/extension/crid--0.2.0--0.3.0.sql \
         && has usr/share/postgresql/15/extension/crid_registry_server.sql"
+# The README links into docs/, so every page goes with it (dh_compress
+# gzips the larger ones, as Debian does with documentation).
+doc=usr/share/doc/postgresql-15-crid
+check "it holds the README and every page of docs/" \
+    bash -c "cd '$root' && $(declare -f has); ok=0; for f in README.md $(cd "$CRID_ROOT" && echo docs/*.md); do \
+        [ -e $doc/\$f ] || has $doc/\$f.gz || ok=1; done; exit \$ok"
 check "it ships no test-only code (crid_test, crid_debug_throw)" \
     bash -c "cd '$root' && [ -z \"\$(find . -name 'crid_test*')\" ] && ! grep -q crid_debug_throw usr/lib/postgresql/15/lib/crid.so"
 check "its version is $version and it depends on postgresql-15" \

@@ -45,7 +45,7 @@ for my $setting ('crid.epoch', 'crid.snowflake_epoch')
 			'naming the setting');
 	}
 }
-# crid.backfill_node must be a node of the layout (issue 13): 256 fits 10
+# crid.backfill_node must be a node of the layout: 256 fits 10
 # node bits, not 8.
 $bad->append_conf('postgresql.conf',
 	"crid.epoch = '2026-01-01 00:00:00+00'\ncrid.snowflake_epoch = '2026-01-01 00:00:00+00'\n"

@@ -52,7 +52,8 @@ is($node->safe_psql('app', 'SELECT crid.crid_registry_table()'), 'crid_allocatio
 	'crid.registry_table = crid_allocations names public.crid_allocations');
 
 # The Go services' table gets the trigger that checks every reservation
-# against the registry's continuity state, from its owner (the README's way 1).
+# against the registry's continuity state, from its owner (docs/fleet.md: way 1 of joining a
+# registry Go services already use).
 $node->safe_psql('app', 'GRANT USAGE ON SCHEMA crid TO go_service');
 $node->safe_psql('app', 'CREATE TRIGGER crid_registry_guard BEFORE INSERT OR UPDATE ON public.crid_allocations '
 	  . 'FOR EACH ROW EXECUTE FUNCTION crid.crid_registry_guard()', @as_go);

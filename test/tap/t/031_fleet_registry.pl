@@ -1,4 +1,4 @@
-# A fleet on one registry (issue 8): three crid servers reserve their blocks
+# A fleet on one registry: three crid servers reserve their blocks
 # over libpq in a fourth server's crid_allocations, beside an outside client
 # running the Go library's upsert in plain SQL, and no id is issued twice.
 # The registry stopped: each server serves its reserve, then fails clearly,
@@ -36,8 +36,8 @@ for my $setting (sort keys %bad_settings)
 	$bad->append_conf('postgresql.conf', "crid.registry = ''\ncrid.registry_timeout = '10s'\n");
 }
 
-# --- the registry server: crid installed, a role with only the grants the
-# README lists -----------------------------------------------------------------
+# --- the registry server: crid installed, a role with only the grants
+# docs/fleet.md lists ----------------------------------------------------------
 my $registry = crid_node('registry');
 $registry->safe_psql('postgres', q{
 CREATE ROLE crid_fleet LOGIN;

@@ -1,4 +1,4 @@
-# Snowflake node ids in a fleet (issue 8): servers with crid.node_id =
+# Snowflake node ids in a fleet: servers with crid.node_id =
 # 'lease' lease different nodes from the registry's crid_node_leases; a
 # stopped server's node lapses and another server takes it over, minting
 # above every id of the old holder; two servers given one static node id:

@@ -1,4 +1,4 @@
-# A registry server without the crid extension (issue 8): the documented
+# A registry server without the crid extension: the documented
 # script sql/registry/crid_registry_server.sql makes the registry's tables in
 # the shapes CREATE EXTENSION crid gives them, and two crid servers plus the
 # Go library's upsert share it with nothing issued twice. The fleet role logs

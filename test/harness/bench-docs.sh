@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# The README's benchmark figures, made from bench/report.md and nothing else:
+# The benchmark figures of the README and of docs/, made from
+# bench/report.md and nothing else:
 #
-#   bench-readme.sh update   rewrites the README's generated blocks (make bench
-#                            runs it after writing the report)
-#   bench-readme.sh check    fails when a block differs from what the report
-#                            gives (make test's release checks run it)
+#   bench-docs.sh update [report [file...]]   rewrites the generated blocks of
+#                            each file (make bench runs it after writing the
+#                            report)
+#   bench-docs.sh check [report [file...]]    fails when a block differs from
+#                            what the report gives (make test's release checks
+#                            run it)
 #
+# The files are README.md and every docs/*.md unless named; the first one
+# must carry the headline block, and any file may carry any block, so a
+# table can sit on the front page and on the benchmarks page at once.
 # Blocks, each between a begin and an end marker line:
 #   <!-- bench:begin --> ... <!-- bench:end -->
 #       the headline: a line naming the report's date, cores and PostgreSQL,
@@ -19,9 +25,15 @@ source "$(dirname "$0")/common.sh"
 
 mode=${1:-check}
 report=${2:-$CRID_ROOT/bench/report.md}
-readme=${3:-$CRID_ROOT/README.md}
+if [ $# -gt 2 ]; then
+    files=("${@:3}")
+else
+    shopt -s nullglob
+    files=("$CRID_ROOT/README.md" "$CRID_ROOT"/docs/*.md)
+    shopt -u nullglob
+fi
 
-# Report heading | the line that introduces its table in the README.
+# Report heading | the line that introduces its table in the headline block.
 HEADLINES=(
     "## Per-id cost|Per-id cost (ns; ratios to \`nextval()\` and \`gen_random_uuid()\` measured in the same run):"
     "## Throughput from 1, 2 and 4 sessions|Ids per second from 1, 2 and 4 sessions (pgbench; ratios to one session):"
@@ -30,7 +42,7 @@ HEADLINES=(
 )
 
 fail() {
-    echo "bench-readme.sh: $*" >&2
+    echo "bench-docs.sh: $*" >&2
     exit 1
 }
 
@@ -75,12 +87,11 @@ output_block() {
     printf '```\n%s\n```\n' "$out"
 }
 
-# The README with every block made anew.
+# File $1 with every block made anew.
 generated() {
-    local names name
+    local file=$1 names name dir
     [ -f "$report" ] || fail "no $report"
-    names=$(sed -n 's/^<!-- bench:\([a-z_0-9]*\):begin -->$/\1/p' "$readme")
-    local dir
+    names=$(sed -n 's/^<!-- bench:\([a-z_0-9]*\):begin -->$/\1/p' "$file")
     dir=$(mktemp -d)
     headline_block >"$dir/headline" || exit 1
     for name in $names; do
@@ -92,19 +103,27 @@ generated() {
         /^<!-- bench:end -->$/ { skip = 0 }
         /^<!-- bench:[a-z_0-9]+:begin -->$/ { print; name = $0; sub(/^<!-- bench:/, "", name); sub(/:begin -->$/, "", name); put(dir "/" name); skip = 1; next }
         /^<!-- bench:[a-z_0-9]+:end -->$/ { skip = 0 }
-        !skip { print }' "$readme"
+        !skip { print }' "$file"
     rm -rf "$dir"
 }
 
-grep -q '^<!-- bench:begin -->$' "$readme" || fail "$readme has no <!-- bench:begin --> block"
+grep -q '^<!-- bench:begin -->$' "${files[0]}" || fail "${files[0]} has no <!-- bench:begin --> block"
 case "$mode" in
 update)
-    trap 'rm -f "$readme.tmp"' EXIT
-    generated >"$readme.tmp"
-    mv "$readme.tmp" "$readme"
+    trap 'rm -f "${files[@]/%/.tmp}"' EXIT
+    # Every file made before any is replaced: a report that lacks a block
+    # changes none of them.
+    for file in "${files[@]}"; do
+        generated "$file" >"$file.tmp"
+    done
+    for file in "${files[@]}"; do
+        mv "$file.tmp" "$file"
+    done
     ;;
 check)
-    generated | diff -u "$readme" - >&2 || fail "the benchmark figures of $readme are not those of $report (bench-readme.sh update writes them)"
+    for file in "${files[@]}"; do
+        generated "$file" | diff -u "$file" - >&2 || fail "the benchmark figures of $file are not those of $report (bench-docs.sh update writes them)"
+    done
     ;;
-*) fail "usage: $0 update|check [report] [readme]" ;;
+*) fail "usage: $0 update|check [report [file...]]" ;;
 esac
