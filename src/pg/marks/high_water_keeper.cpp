@@ -1,5 +1,6 @@
 #include "marks/high_water_keeper.hpp"
 
+#include "common/background_worker.hpp"
 #include "marks/high_water.hpp"
 
 extern "C" {
@@ -22,18 +23,9 @@ void forget_latch(int, Datum) { set_keeper_latch(nullptr); }
 } // namespace
 
 void register_keeper() {
-    BackgroundWorker worker;
-    std::memset(&worker, 0, sizeof worker);
-    worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
     // It writes WAL (high_water_wal.hpp), which only a server out of
     // recovery may; until then nothing mints either.
-    worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-    worker.bgw_restart_time = 1;
-    std::snprintf(worker.bgw_library_name, BGW_MAXLEN, "crid");
-    std::snprintf(worker.bgw_function_name, BGW_MAXLEN, "crid_high_water_keeper_main");
-    std::snprintf(worker.bgw_name, BGW_MAXLEN, "crid high-water keeper");
-    std::snprintf(worker.bgw_type, BGW_MAXLEN, "crid high-water keeper");
-    RegisterBackgroundWorker(&worker);
+    register_background_worker("crid_high_water_keeper_main", "crid high-water keeper", BGWORKER_SHMEM_ACCESS);
 }
 
 } // namespace crid::pg::high_water

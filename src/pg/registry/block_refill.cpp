@@ -243,12 +243,7 @@ void build_statements(RoundStatements &q, Round &r, const Location &where, const
     std::snprintf(q.span, sizeof q.span, "%lld", static_cast<long long>(span));
     std::snprintf(q.limit, sizeof q.limit, "%lld", static_cast<long long>(ids::sequence_space(l) - span));
     std::snprintf(q.epoch, sizeof q.epoch, "%lld", static_cast<long long>(l.epoch_unix_ms));
-    Statement &viewing = q.st[q.count++];
-    viewing.sql = q.check;
-    viewing.nparams = 1;
-    viewing.params[0] = where.table;
-    viewing.sink = view_sink;
-    viewing.context = &r;
+    q.st[q.count++].set(q.check, {where.table}, view_sink, &r);
     // (A mark set by crid_reset_high_water() names a second, not a block:
     // sequence 0, nothing to find.)
     q.check_row = guard.known() && guard.last_end() > 0 && r.ts > guard.last_ts() &&
@@ -257,20 +252,9 @@ void build_statements(RoundStatements &q, Round &r, const Location &where, const
         r.row_ts = guard.last_ts();
         r.row_end = guard.last_end();
         std::snprintf(q.row_ts, sizeof q.row_ts, "%lld", static_cast<long long>(r.row_ts));
-        Statement &st = q.st[q.count++];
-        st.sql = q.row;
-        st.nparams = 1;
-        st.params[0] = q.row_ts;
-        st.sink = int8_sink;
-        st.context = &q.checked;
+        q.st[q.count++].set(q.row, {q.row_ts}, int8_sink, &q.checked);
     }
-    Statement &upserting = q.st[q.count++];
-    upserting.sql = q.upsert;
-    upserting.nparams = 5;
-    const char *params[] = {q.ts, q.span, q.limit, where.table, q.epoch};
-    std::memcpy(upserting.params, params, sizeof params);
-    upserting.sink = int8_sink;
-    upserting.context = &q.end;
+    q.st[q.count++].set(q.upsert, {q.ts, q.span, q.limit, where.table, q.epoch}, int8_sink, &q.end);
 }
 
 // What the committed round's rows say: whether the guard's last row went

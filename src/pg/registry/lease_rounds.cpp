@@ -72,9 +72,15 @@ struct Params {
         const char *all[10] = {first, last, holder, token, bound, ttl, kind, table, delay, picked};
         std::memcpy(values, all, sizeof values);
     }
-    void use(registry::Statement &st, int n) const {
+    // `st` runs `sql` with the first n parameters; `third` replaces $3 (the
+    // statements that name this server by its token there).
+    void use(registry::Statement &st, const char *sql, int n, registry::RowSink sink, void *context,
+             const char *third = nullptr) const {
+        st.set(sql, {}, sink, context);
         st.nparams = n;
         std::memcpy(st.params, values, size_t(n) * sizeof(char *));
+        if (third)
+            st.params[2] = third;
     }
 };
 
@@ -387,15 +393,8 @@ bool pick(Round &r, const registry::Location &where, Failure &failure) {
     std::snprintf(pick, sizeof pick, pick_sql, where.leases);
     std::snprintf(live, sizeof live, live_sql, where.leases);
     registry::Statement st[2];
-    st[0].sql = pick;
-    r.p.use(st[0], 4);
-    st[0].sink = picked_sink;
-    st[0].context = &r.pick;
-    st[1].sql = live;
-    r.p.use(st[1], 3);
-    st[1].params[2] = r.p.token;
-    st[1].sink = live_sink;
-    st[1].context = &r.pick;
+    r.p.use(st[0], pick, 4, picked_sink, &r.pick);
+    r.p.use(st[1], live, 3, live_sink, &r.pick, r.p.token);
     if (!registry::run(st, 2, false, failure))
         return false;
     std::snprintf(r.p.picked, sizeof r.p.picked, "%s", r.pick.found ? r.pick.node : "");
@@ -416,25 +415,15 @@ bool statements(Round &r, const registry::Location &where, Failure &failure) {
             std::snprintf(take_nodes, sizeof take_nodes, first_free, where.leases);
     } else if (!r.lease_mode && !r.all_held) {
         std::snprintf(lock, sizeof lock, lock_sql, where.leases);
-        st[n].sql = lock;
-        r.p.use(st[n], 3);
-        st[n].params[2] = r.p.token;
-        st[n].sink = locked_sink;
-        st[n++].context = &r.locked;
+        r.p.use(st[n++], lock, 3, locked_sink, &r.locked, r.p.token);
         std::snprintf(take_nodes, sizeof take_nodes, "%s", all_wanted);
     }
     if (take_nodes[0]) {
         std::snprintf(take, sizeof take, take_sql, where.leases, take_nodes, where.check);
-        st[n].sql = take;
-        r.p.use(st[n], r.lease_mode && r.pick.found ? 10 : 9);
-        st[n].sink = taken_sink;
-        st[n++].context = &r.taken;
+        r.p.use(st[n++], take, r.lease_mode && r.pick.found ? 10 : 9, taken_sink, &r.taken);
     }
     std::snprintf(renew, sizeof renew, renew_sql, where.leases);
-    st[n].sql = renew;
-    r.p.use(st[n], 6);
-    st[n].sink = renewed_sink;
-    st[n++].context = &r.renewed;
+    r.p.use(st[n++], renew, 6, renewed_sink, &r.renewed);
     return registry::run(st, n, true, failure);
 }
 
@@ -620,10 +609,7 @@ void release() {
     std::snprintf(release, sizeof release, release_sql, where->leases);
     std::snprintf(bound_text, sizeof bound_text, "%lld", static_cast<long long>(bound + 1));
     registry::Statement st;
-    st.sql = release;
-    st.nparams = 2;
-    st.params[0] = s->token;
-    st.params[1] = bound_text;
+    st.set(release, {s->token, bound_text});
     if (registry::run(&st, 1, true, failure))
         ereport(LOG, (errmsg("crid: released %lld snowflake node lease%s at exit", static_cast<long long>(st.rows),
                              st.rows == 1 ? "" : "s")));

@@ -100,11 +100,7 @@ void count_sink(void *context, int, const char *const *) noexcept { ++*static_ca
 Found locate_check(Session &session, Location &out, const char *schema, bool extension, Failure &failure) {
     int found = 0;
     Statement statement;
-    statement.sql = check_query;
-    statement.nparams = 1;
-    statement.params[0] = schema;
-    statement.sink = count_sink;
-    statement.context = &found;
+    statement.set(check_query, {schema}, count_sink, &found);
     if (!session.run(&statement, 1, true, failure))
         return Found::failed;
     if (found < 2) {
@@ -128,21 +124,13 @@ Found locate(Session &session, Location &out, Failure &failure) {
     NameRow extension;
     ShapeRow shape;
     Statement statements[2];
-    statements[0].sql = "SELECT n.nspname FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n"
-                        " ON n.oid OPERATOR(pg_catalog.=) e.extnamespace"
-                        " WHERE e.extname OPERATOR(pg_catalog.=) 'crid'::pg_catalog.name";
-    statements[0].sink = name_sink;
-    statements[0].context = &extension;
+    statements[0].set("SELECT n.nspname FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n"
+                      " ON n.oid OPERATOR(pg_catalog.=) e.extnamespace"
+                      " WHERE e.extname OPERATOR(pg_catalog.=) 'crid'::pg_catalog.name",
+                      {}, name_sink, &extension);
     int count = 1;
-    if (configured.set) {
-        statements[1].sql = shape_query;
-        statements[1].nparams = 2;
-        statements[1].params[0] = configured.schema;
-        statements[1].params[1] = configured.name;
-        statements[1].sink = shape_sink;
-        statements[1].context = &shape;
-        count = 2;
-    }
+    if (configured.set)
+        statements[count++].set(shape_query, {configured.schema, configured.name}, shape_sink, &shape);
     if (!session.run(statements, count, true, failure))
         return Found::failed;
     if (configured.set) {

@@ -17,6 +17,8 @@
 
 #include "common/postgres_headers.hpp"
 
+#include <initializer_list>
+
 namespace crid::pg::registry {
 
 inline constexpr int max_params = 12;
@@ -33,6 +35,19 @@ struct Statement {
     RowSink sink = nullptr;
     void *context = nullptr;
     int64_t rows = 0; // out: rows returned, or changed when nothing is returned
+
+    // Fills the statement: its SQL, its parameters (text, or null for
+    // NULL), and where its rows go.
+    void set(const char *text, std::initializer_list<const char *> values, RowSink row_sink = nullptr,
+             void *row_context = nullptr) noexcept {
+        sql = text;
+        nparams = 0;
+        for (const char *v : values)
+            if (nparams < max_params)
+                params[nparams++] = v;
+        sink = row_sink;
+        context = row_context;
+    }
 };
 
 struct Failure {

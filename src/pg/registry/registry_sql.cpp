@@ -98,12 +98,7 @@ Datum crid_registry_table(PG_FUNCTION_ARGS) {
     }
     registry::ShapeRow shape;
     registry::Statement statement;
-    statement.sql = registry::shape_query;
-    statement.nparams = 2;
-    statement.params[0] = configured.schema;
-    statement.params[1] = configured.name;
-    statement.sink = registry::shape_sink;
-    statement.context = &shape;
+    statement.set(registry::shape_query, {configured.schema, configured.name}, registry::shape_sink, &shape);
     SPI_connect();
     registry::execute_here(statement);
     SPI_finish();

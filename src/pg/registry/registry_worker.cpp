@@ -1,6 +1,7 @@
 #include "registry/registry_worker.hpp"
 
 #include "blocks/block_shared.hpp"
+#include "common/background_worker.hpp"
 #include "registry/block_refill.hpp"
 #include "registry/lease_rounds.hpp"
 #include "registry/pinned_settings.hpp"
@@ -196,16 +197,8 @@ void local_batch_started() { in_local_batch = true; }
 void local_batch_ended() { in_local_batch = false; }
 
 void register_worker() {
-    BackgroundWorker worker;
-    std::memset(&worker, 0, sizeof worker);
-    worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-    worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-    worker.bgw_restart_time = 1;
-    std::snprintf(worker.bgw_library_name, BGW_MAXLEN, "crid");
-    std::snprintf(worker.bgw_function_name, BGW_MAXLEN, "crid_worker_main");
-    std::snprintf(worker.bgw_name, BGW_MAXLEN, "crid block reserver");
-    std::snprintf(worker.bgw_type, BGW_MAXLEN, "crid block reserver");
-    RegisterBackgroundWorker(&worker);
+    register_background_worker("crid_worker_main", "crid block reserver",
+                               BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION);
 }
 
 } // namespace crid::pg::registry
