@@ -10,8 +10,8 @@
 -- transaction. The Go library's plain upsert passes the same rule through
 -- the trigger crid_registry_guard. It runs with its caller's rights: the
 -- upsert needs INSERT and UPDATE on the registry table, as the plain one does.
-CREATE OR REPLACE FUNCTION crid_registry_reserve(registry regclass, ts bigint, amount bigint,
-                                                 room_limit bigint DEFAULT NULL, epoch_ms bigint DEFAULT NULL)
+CREATE FUNCTION crid_registry_reserve(registry regclass, ts bigint, amount bigint,
+                                      room_limit bigint DEFAULT NULL, epoch_ms bigint DEFAULT NULL)
     RETURNS bigint
     LANGUAGE plpgsql VOLATILE
     SET search_path = pg_catalog, @extschema@, pg_temp

@@ -87,8 +87,10 @@ Datum crid_id_with_gene_uuid(PG_FUNCTION_ARGS) {
     return pg::uuid_datum(out);
 }
 
-// Hash support of crid_gene_int8_ops: smaller integers hash as the bigint of
-// the same value, so a constant of any integer type prunes like the id.
+// Hash support of crid_gene_int8_ops (SQL crid_gene_hash and
+// crid_gene_hash_extended of each integer type): smaller integers hash as
+// the bigint of the same value, so a constant of any integer type prunes
+// like the id.
 Datum crid_gene_hash_int8(PG_FUNCTION_ARGS) { return standard_hash(uint64_t(PG_GETARG_INT64(0))); }
 Datum crid_gene_hash_int8_extended(PG_FUNCTION_ARGS) { return extended_hash(uint64_t(PG_GETARG_INT64(0))); }
 Datum crid_gene_hash_int4(PG_FUNCTION_ARGS) { return standard_hash(uint64_t(int64_t(PG_GETARG_INT32(0)))); }
@@ -96,7 +98,8 @@ Datum crid_gene_hash_int4_extended(PG_FUNCTION_ARGS) { return extended_hash(uint
 Datum crid_gene_hash_int2(PG_FUNCTION_ARGS) { return standard_hash(uint64_t(int64_t(PG_GETARG_INT16(0)))); }
 Datum crid_gene_hash_int2_extended(PG_FUNCTION_ARGS) { return extended_hash(uint64_t(int64_t(PG_GETARG_INT16(0)))); }
 
-// Hash support of crid_gene_uuid_ops: the uuid's last 8 bytes.
+// Hash support of crid_gene_uuid_ops (crid_gene_hash, crid_gene_hash_extended):
+// the uuid's last 8 bytes.
 Datum crid_gene_hash_uuid(PG_FUNCTION_ARGS) { return standard_hash(pg::uuid_arg(fcinfo, 0).low64()); }
 Datum crid_gene_hash_uuid_extended(PG_FUNCTION_ARGS) { return extended_hash(pg::uuid_arg(fcinfo, 0).low64()); }
 
