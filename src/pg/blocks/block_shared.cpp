@@ -1,8 +1,6 @@
 #include "blocks/block_shared.hpp"
 
-extern "C" {
-#include "storage/shmem.h"
-}
+#include "common/shared_struct.hpp"
 
 namespace crid::pg::crid_ids {
 
@@ -14,11 +12,10 @@ TimeoutExplainer explainer = nullptr;
 void request_blocks() { RequestAddinShmemSpace(sizeof(BlockShared)); }
 
 void startup_blocks() {
-    bool found = false;
-    state = static_cast<BlockShared *>(ShmemInitStruct("crid blocks", sizeof(BlockShared), &found));
-    if (found)
+    bool created = false;
+    state = shared_struct<BlockShared>("crid blocks", created);
+    if (!created)
         return;
-    std::memset(static_cast<void *>(state), 0, sizeof(BlockShared));
     state->server.reset();
     ConditionVariableInit(&state->block_published);
     state->filler_latch = nullptr;

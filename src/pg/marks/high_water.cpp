@@ -2,6 +2,7 @@
 
 #include "common/boundary.hpp"
 #include "common/clock_policy.hpp"
+#include "common/shared_struct.hpp"
 #include "marks/high_water_wal.hpp"
 #include "marks/mark_io.hpp"
 
@@ -16,7 +17,6 @@ extern "C" {
 #include "access/xlog.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
-#include "storage/shmem.h"
 }
 
 #include <cstdio>
@@ -174,11 +174,10 @@ void listen(WordsListener listener) { words_listener = listener; }
 
 int64_t startup(const char *current) {
     std::snprintf(server_layout_text, sizeof server_layout_text, "%s", current);
-    bool found = false;
-    shared = static_cast<MarkShared *>(ShmemInitStruct("crid high-water mark", sizeof(MarkShared), &found));
-    if (found)
+    bool created = false;
+    shared = shared_struct<MarkShared>("crid high-water mark", created);
+    if (!created)
         return current_mark_ms();
-    std::memset(static_cast<void *>(shared), 0, sizeof(MarkShared));
     shared->lock = &GetNamedLWLockTranche(lock_tranche)[0].lock;
     for (pg_atomic_uint64 *c : {&shared->mark_ms, &shared->backend_writes, &shared->keeper_writes})
         pg_atomic_init_u64(c, 0);

@@ -1,6 +1,7 @@
 #include "marks/registry_mark.hpp"
 
 #include "common/boundary.hpp"
+#include "common/shared_struct.hpp"
 #include "marks/mark_io.hpp"
 
 #include "core/marks.hpp"
@@ -8,7 +9,6 @@
 
 extern "C" {
 #include "storage/lwlock.h"
-#include "storage/shmem.h"
 }
 
 #include <cstdio>
@@ -77,11 +77,10 @@ void request_shared() {
 }
 
 void startup() {
-    bool found = false;
-    shared = static_cast<MarkShared *>(ShmemInitStruct("crid registry mark", sizeof(MarkShared), &found));
-    if (found)
+    bool created = false;
+    shared = shared_struct<MarkShared>("crid registry mark", created);
+    if (!created)
         return;
-    std::memset(static_cast<void *>(shared), 0, sizeof(MarkShared));
     pg_atomic_init_u32(&shared->refusal, uint32(Refusal::none));
     shared->lock = &GetNamedLWLockTranche(lock_tranche)[0].lock;
     shared->mark = Mark{};

@@ -1,10 +1,7 @@
 #include "registry/worker_status.hpp"
 
+#include "common/shared_struct.hpp"
 #include "registry/registry_settings.hpp"
-
-extern "C" {
-#include "storage/shmem.h"
-}
 
 #include <cstdio>
 
@@ -23,11 +20,10 @@ int logged_sqlstate = 0;
 void request_status() { RequestAddinShmemSpace(sizeof(WorkerStatus)); }
 
 void startup_status() {
-    bool found = false;
-    shared = static_cast<WorkerStatus *>(ShmemInitStruct("crid registry worker", sizeof(WorkerStatus), &found));
-    if (found)
+    bool created = false;
+    shared = shared_struct<WorkerStatus>("crid registry worker", created);
+    if (!created)
         return;
-    std::memset(static_cast<void *>(shared), 0, sizeof(WorkerStatus));
     SpinLockInit(&shared->lock);
     shared->state = WorkerState::not_started;
     for (pg_atomic_uint64 *c :

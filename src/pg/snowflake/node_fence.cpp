@@ -1,8 +1,6 @@
 #include "snowflake/node_fence.hpp"
 
-extern "C" {
-#include "storage/shmem.h"
-}
+#include "common/shared_struct.hpp"
 
 #include "core/time_units.hpp"
 
@@ -40,11 +38,10 @@ void make_token() {
 } // namespace
 
 void startup_fence(bool fenced) {
-    bool found = false;
-    state = static_cast<NodeFence *>(ShmemInitStruct("crid snowflake node fence", sizeof(NodeFence), &found));
-    if (found)
+    bool created = false;
+    state = shared_struct<NodeFence>("crid snowflake node fence", created);
+    if (!created)
         return;
-    std::memset(static_cast<void *>(state), 0, sizeof(NodeFence));
     pg_atomic_init_u32(&state->fenced, fenced ? 1 : 0);
     pg_atomic_init_u32(&state->leased_node, no_node);
     for (pg_atomic_uint64 *c : {&state->valid_until_ns, &state->renewed_at_ns, &state->renewals, &state->acquisitions,

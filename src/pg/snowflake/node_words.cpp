@@ -1,12 +1,9 @@
 #include "snowflake/node_words.hpp"
 
 #include "common/boundary.hpp"
+#include "common/shared_struct.hpp"
 #include "marks/high_water.hpp"
 #include "snowflake/snowflake_settings.hpp"
-
-extern "C" {
-#include "storage/shmem.h"
-}
 
 namespace crid::pg::snowflake {
 
@@ -27,9 +24,9 @@ uint64_t state_after(int64_t mark_ms) {
 void request_words() { RequestAddinShmemSpace(words_size()); }
 
 void startup_words(int64_t mark_ms) {
-    bool found = false;
-    words = static_cast<NodeWord *>(ShmemInitStruct("crid snowflake nodes", words_size(), &found));
-    if (found)
+    bool created = false;
+    words = shared_struct<NodeWord>("crid snowflake nodes", created, words_size());
+    if (!created)
         return;
     uint64_t start = state_after(mark_ms);
     for (int64_t i = 0; i < node_word_count(); ++i) {

@@ -1,10 +1,8 @@
 #include "uuidv7/server_clock.hpp"
 
-#include "core/clock.hpp"
+#include "common/shared_struct.hpp"
 
-extern "C" {
-#include "storage/shmem.h"
-}
+#include "core/clock.hpp"
 
 namespace crid::pg::uuidv7 {
 
@@ -15,9 +13,9 @@ ClockWords *words = nullptr;
 void request_clock() { RequestAddinShmemSpace(sizeof(ClockWords)); }
 
 void startup_clock(int64_t mark_ms) {
-    bool found = false;
-    words = static_cast<ClockWords *>(ShmemInitStruct("crid uuidv7 clock", sizeof(ClockWords), &found));
-    if (found)
+    bool created = false;
+    words = shared_struct<ClockWords>("crid uuidv7 clock", created);
+    if (!created)
         return;
     int64_t mono = core::monotonic_ns();
     words->target.init(uint64_t(core::wall_clock_ns() - mono));
