@@ -5,7 +5,8 @@
 set -euo pipefail
 
 CRID_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+# PG picks another major's Debian layout (test/harness/pg-root.sh sets both).
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/${PG:-15}/bin/pg_config}
 
 # Debian packages the build and every suite need.
 CRID_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libboost-dev g++ make
@@ -32,8 +33,11 @@ as_pg() {
     if [ "$(id -un)" = postgres ]; then "$@"; else as_root runuser -u postgres -- "$@"; fi
 }
 
-# Installs the Debian packages that are missing; does nothing when all are there.
+# Installs the Debian packages that are missing; does nothing when all are
+# there, or in a root of test/harness/pg-root.sh (built with what the
+# PostgreSQL suites need, and without a network to install more).
 ensure_packages() {
+    [ ! -f /.crid-root/stamp ] || return 0
     local missing=()
     for p in "${CRID_PACKAGES[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
