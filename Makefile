@@ -56,6 +56,8 @@ PG_CONFIG ?= pg_config
 # Our code builds with every warning as an error; PostgreSQL's headers are
 # -isystem (below) so their warnings are not ours.
 PG_CXXFLAGS += -std=c++20 -Wall -Wextra -Werror -Wno-register
+# The version the module names in its magic block (PostgreSQL 18 on).
+PG_CPPFLAGS += -DCRID_EXTVERSION='"$(EXTVERSION)"'
 SHLIB_LINK += -lstdc++
 
 # JIT bitcode of C++ glue buys nothing and would need clang at install time.
