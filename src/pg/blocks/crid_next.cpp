@@ -2,6 +2,8 @@
 // and crid_next(gene, bits).
 #include "blocks/crid_next.hpp"
 
+#include "common/pg_compat.hpp"
+
 #include "blocks/block_shared.hpp"
 #include "blocks/crid_settings.hpp"
 #include "common/minting.hpp"
@@ -52,7 +54,7 @@ int64_t take_after_waiting(BlockShared *s, Take &&take) {
             raise_timeout(s);
         }
         (void)ConditionVariableTimedSleep(&s->block_published, left_us > 100000 ? 100 : left_us / 1000 + 1,
-                                          PG_WAIT_EXTENSION);
+                                          crid::pg::compat::wait_event_info(crid::pg::compat::Wait::block));
     }
 }
 

@@ -1,5 +1,7 @@
 #include "marks/high_water_keeper.hpp"
 
+#include "common/pg_compat.hpp"
+
 #include "common/background_worker.hpp"
 #include "marks/high_water.hpp"
 
@@ -47,7 +49,8 @@ void crid_high_water_keeper_main(Datum) {
         crid::pg::high_water::move_ahead();
         // A request sets the latch; the timeout covers one that came between
         // move_ahead() and the wait.
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100, PG_WAIT_EXTENSION);
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100,
+                        crid::pg::compat::wait_event_info(crid::pg::compat::Wait::high_water_keeper));
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
     }

@@ -1,5 +1,6 @@
 // Module entry point: settings, and shared memory when preloaded.
 #include "common/postgres_headers.hpp"
+#include "common/pg_compat.hpp"
 
 #include "blocks/block_shared.hpp"
 #include "blocks/crid_settings.hpp"
@@ -16,7 +17,7 @@
 
 extern "C" {
 
-PG_MODULE_MAGIC;
+CRID_MODULE_MAGIC;
 
 void _PG_init(void);
 

@@ -1,5 +1,7 @@
 #include "module/shared_memory.hpp"
 
+#include "common/pg_compat.hpp"
+
 #include "common/postgres_headers.hpp"
 
 #include "blocks/block_shared.hpp"
@@ -52,6 +54,7 @@ void raise_words(int64_t unix_ms, bool exactly) {
 void start_shared_memory() {
     if (previous_startup_hook)
         previous_startup_hook();
+    compat::register_wait_events();
     LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
     char layout_text[256];
     snowflake::server_layout_text(layout_text);

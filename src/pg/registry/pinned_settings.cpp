@@ -1,5 +1,7 @@
 #include "registry/pinned_settings.hpp"
 
+#include "common/pg_compat.hpp"
+
 #include <cstdio>
 
 namespace crid::pg::registry {
@@ -30,7 +32,7 @@ constexpr Pin pins[] = {
     {"session_replication_role", "origin", false},
     {"exit_on_error", "off", false},
     {"jit", "off", false},
-    {"force_parallel_mode", "off", false},
+    {crid::pg::compat::debug_parallel_setting, "off", false},
     {"standard_conforming_strings", "on", true},
     {"application_name", "crid block reserver", false},
 };

@@ -12,6 +12,8 @@
 // never a repeat.
 #include "registry/registry_session.hpp"
 
+#include "common/pg_compat.hpp"
+
 #include "registry/pinned_settings.hpp"
 #include "registry/registry_settings.hpp"
 #include "registry/registry_worker.hpp"
@@ -111,7 +113,8 @@ bool RemoteSession::wait_socket(int events, int64_t deadline_ns, Failure &failur
             return false;
         }
         int rc = WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events, PQsocket(conn_),
-                                   long((left_ns + core::ns_per_ms - 1) / core::ns_per_ms), PG_WAIT_EXTENSION);
+                                   long((left_ns + core::ns_per_ms - 1) / core::ns_per_ms),
+                                   crid::pg::compat::wait_event_info(crid::pg::compat::Wait::registry));
         if (rc & WL_LATCH_SET) {
             ResetLatch(MyLatch);
             CHECK_FOR_INTERRUPTS();

@@ -1,5 +1,7 @@
 #include "registry/registry_worker.hpp"
 
+#include "common/pg_compat.hpp"
+
 #include "blocks/block_shared.hpp"
 #include "common/background_worker.hpp"
 #include "registry/block_refill.hpp"
@@ -110,7 +112,8 @@ void pause_ms(int64_t ms, bool reload_wakes) {
         if (left_ns <= 0)
             return;
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-                        long((left_ns + crid::core::ns_per_ms - 1) / crid::core::ns_per_ms), PG_WAIT_EXTENSION);
+                        long((left_ns + crid::core::ns_per_ms - 1) / crid::core::ns_per_ms),
+                        crid::pg::compat::wait_event_info(crid::pg::compat::Wait::reserver_pause));
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
         if (exit_wanted || (reload_wakes && ConfigReloadPending))
@@ -267,7 +270,7 @@ void sleep_until_due(int64_t now, const RefillPace &pace) {
     if (exit_wanted)
         exit_releasing_leases();
     (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, long(left_ms < 1 ? 1 : left_ms),
-                    PG_WAIT_EXTENSION);
+                    crid::pg::compat::wait_event_info(crid::pg::compat::Wait::reserver_idle));
     ResetLatch(MyLatch);
     CHECK_FOR_INTERRUPTS();
 }

@@ -1,6 +1,7 @@
 #include "snowflake/snowflake_settings.hpp"
 
 #include "common/boundary.hpp"
+#include "common/pg_compat.hpp"
 #include "common/settings_support.hpp"
 #include "snowflake/node_fence.hpp"
 
@@ -44,8 +45,7 @@ bool check_allowed_nodes(char **newval, void **extra, GucSource) {
         GUC_check_errdetail("%s", error.message);
         return false;
     }
-    // PostgreSQL 15 frees a GUC's extra with free().
-    auto *copy = static_cast<core::NodeSet *>(std::malloc(sizeof(core::NodeSet)));
+    auto *copy = static_cast<core::NodeSet *>(compat::guc_extra_alloc(sizeof(core::NodeSet)));
     if (!copy)
         return false;
     std::memcpy(static_cast<void *>(copy), &parsed, sizeof parsed);
@@ -88,7 +88,7 @@ bool check_node_id(char **newval, void **extra, GucSource) {
                             static_cast<long long>(core::snowflake::max_node(layout)));
         return false;
     }
-    int *copy = static_cast<int *>(std::malloc(sizeof(int)));
+    int *copy = static_cast<int *>(compat::guc_extra_alloc(sizeof(int)));
     if (!copy)
         return false;
     *copy = value;

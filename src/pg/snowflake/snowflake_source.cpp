@@ -1,5 +1,7 @@
 #include "snowflake/snowflake_source.hpp"
 
+#include "common/pg_compat.hpp"
+
 #include "common/boundary.hpp"
 #include "common/clock_policy.hpp"
 #include "common/minting.hpp"
@@ -55,12 +57,13 @@ void wait_for_clock(int64_t until_unix_ms, bool spin) {
         if (ahead_us <= 0)
             return;
         if (spin && ahead_us <= 1000) {
-            pgstat_report_wait_start(PG_WAIT_EXTENSION);
+            pgstat_report_wait_start(crid::pg::compat::wait_event_info(crid::pg::compat::Wait::snowflake_clock));
             while (core::wall_clock_ns() / core::ns_per_us < until_unix_ms * 1000)
                 pg_spin_delay();
             pgstat_report_wait_end();
         } else {
-            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
+            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1,
+                            crid::pg::compat::wait_event_info(crid::pg::compat::Wait::snowflake_clock));
             ResetLatch(MyLatch);
         }
     }

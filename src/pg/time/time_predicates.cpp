@@ -12,9 +12,10 @@
 //                          expression, constant, parameter or other column
 //
 // with decoder one of uuid_v7_to_timestamptz, uuid_extract_timestamp (crid's,
-// or core's where core has it), snowflake_to_timestamptz (server layout, or a
-// constant layout whose ids sort by time) and crid_to_timestamptz, and writes
-// the id conditions it implies:
+// or core's where it reads version 7: from PostgreSQL 18 on),
+// snowflake_to_timestamptz (server layout, or a constant layout whose ids
+// sort by time) and crid_to_timestamptz, and writes the id conditions it
+// implies:
 //
 //   col >= *_time_bound(x, '>=')  ...  col <= *_time_bound(x, '<=')
 //
@@ -57,6 +58,7 @@
 // off turns the hook off for a session, and invalidates its cached plans.
 #include "common/postgres_headers.hpp"
 
+#include "common/pg_compat.hpp"
 #include "snowflake/snowflake_settings.hpp"
 #include "time/time_keys.hpp"
 #include "time/time_predicates.hpp"
@@ -118,7 +120,9 @@ struct Functions {
     Oid uuid_v7_bound[comparands] = {}, snowflake_bound[comparands] = {}, snowflake_layout_bound[comparands] = {},
         crid_bound[comparands] = {};
     Oid snowflake_check = InvalidOid, snowflake_layout_check = InvalidOid, crid_check = InvalidOid;
-    Oid uuid_v7_check = InvalidOid, uuid_extract_version = InvalidOid;
+    Oid uuid_v7_check = InvalidOid;
+    // crid's and core's, where each exists: a CHECK constraint may name either.
+    Oid uuid_extract_versions[2] = {InvalidOid, InvalidOid};
 } functions;
 bool callback_registered = false;
 
@@ -136,13 +140,6 @@ Oid crid_schema() {
     systable_endscan(scan);
     table_close(rel, AccessShareLock);
     return nsp;
-}
-
-// crid's function, or core's of that name where crid leaves it to core
-// (uuid_extract_timestamp and uuid_extract_version from PostgreSQL 17 on).
-Oid crid_or_core_function(Oid nsp, const char *name, int nargs, const Oid *argtypes) {
-    Oid fn = tk::function_in(nsp, name, nargs, argtypes);
-    return OidIsValid(fn) ? fn : tk::function_in(PG_CATALOG_NAMESPACE, name, nargs, argtypes);
 }
 
 // name(x, text [, text]) for x of each comparand type.
@@ -167,7 +164,7 @@ const Functions &resolved_functions() {
         f.installed = true;
         const Oid uuid_arg[] = {UUIDOID}, bigint_arg[] = {INT8OID}, bigint_text[] = {INT8OID, TEXTOID};
         f.uuid_v7 = tk::function_in(nsp, "uuid_v7_to_timestamptz", 1, uuid_arg);
-        f.uuid_extract = crid_or_core_function(nsp, "uuid_extract_timestamp", 1, uuid_arg);
+        f.uuid_extract = tk::function_in(nsp, "uuid_extract_timestamp", 1, uuid_arg);
         f.snowflake = tk::function_in(nsp, "snowflake_to_timestamptz", 1, bigint_arg);
         f.snowflake_layout = tk::function_in(nsp, "snowflake_to_timestamptz", 2, bigint_text);
         f.crid = tk::function_in(nsp, "crid_to_timestamptz", 1, bigint_arg);
@@ -179,7 +176,8 @@ const Functions &resolved_functions() {
         f.snowflake_layout_check = tk::function_in(nsp, "crid_snowflake_check", 2, bigint_text);
         f.crid_check = tk::function_in(nsp, "crid_crid_check", 1, bigint_arg);
         f.uuid_v7_check = tk::function_in(nsp, "crid_uuid_v7_check", 1, uuid_arg);
-        f.uuid_extract_version = crid_or_core_function(nsp, "uuid_extract_version", 1, uuid_arg);
+        f.uuid_extract_versions[0] = tk::function_in(nsp, "uuid_extract_version", 1, uuid_arg);
+        f.uuid_extract_versions[1] = compat::core_uuid_extract_version;
     }
     f.resolved = true;
     functions = f;
@@ -195,7 +193,9 @@ Decoder decoder_of(Node *n) {
         return Decoder::none;
     if (fn == f.uuid_v7)
         return Decoder::uuid_v7;
-    if (fn == f.uuid_extract)
+    // Core's where it reads version 7, as crid's does (only where crid is
+    // installed: the bounds are crid's functions).
+    if (fn == f.uuid_extract || (f.installed && fn == compat::core_uuid_extract_timestamp_v7))
         return Decoder::uuid_extract;
     if (fn == f.snowflake)
         return Decoder::snowflake;
@@ -350,10 +350,12 @@ ColumnFacts column_facts(Query *q, Node *col, bool uuid) {
     }
     if (OidIsValid(f.uuid_v7_check))
         facts.uuid_v7_only = implied(tk::call(f.uuid_v7_check, BOOLOID, list_make1(var)), constraints);
-    if (OidIsValid(f.uuid_extract_version) && !facts.uuid_v7_only) {
+    for (Oid uuid_extract_version : f.uuid_extract_versions) {
+        if (!OidIsValid(uuid_extract_version) || facts.uuid_v7_only || facts.no_other_version)
+            continue;
         Oid eq = get_opfamily_member(INTEGER_BTREE_FAM_OID, INT2OID, INT2OID, BTEqualStrategyNumber);
         Const *seven = makeConst(INT2OID, -1, InvalidOid, sizeof(int16), Int16GetDatum(7), false, true);
-        Expr *version = tk::call(f.uuid_extract_version, INT2OID, list_make1(tk::copy_expr(tk::as_node(var))));
+        Expr *version = tk::call(uuid_extract_version, INT2OID, list_make1(tk::copy_expr(tk::as_node(var))));
         Expr *fact = make_opclause(eq, BOOLOID, false, version, &seven->xpr, InvalidOid, InvalidOid);
         castNode(OpExpr, fact)->opfuncid = get_opcode(eq);
         facts.no_other_version = implied(fact, constraints);

@@ -1,5 +1,7 @@
 #include "uuidv7/uuidv7_source.hpp"
 
+#include "common/pg_compat.hpp"
+
 #include "common/minting.hpp"
 #include "marks/high_water.hpp"
 #include "uuidv7/server_clock.hpp"
@@ -71,7 +73,7 @@ core::Uuid compose(uint64_t tick, uint64_t random) {
     // Backends that read the same tick differ in their process slot.
     if (slot_bits == 0)
         slot_bits = core::uuidv7::slot_bits_for(process_slot_count());
-    return core::uuidv7::from_tick_and_slot(tick, uint64_t(MyProc->pgprocno), slot_bits, random);
+    return core::uuidv7::from_tick_and_slot(tick, uint64_t(compat::my_proc_number()), slot_bits, random);
 }
 
 void keep_high_water(uint64_t unix_ms) {
