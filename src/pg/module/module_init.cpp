@@ -41,9 +41,14 @@ void _PG_init(void) {
         crid::pg::registry::load_registry_table();
         crid::pg::registry::validate_at_start();
         crid::pg::install_shared_memory_hooks();
-        crid::pg::registry::register_worker();
         crid::pg::crid_ids::set_timeout_explainer(crid::pg::registry::explain_timeout);
-        crid::pg::high_water::register_keeper();
+        // pg_upgrade's servers (binary upgrade mode) restore catalogs and
+        // set the WAL level; crid's workers would reserve blocks and take
+        // node leases there, in a cluster without its mark files yet.
+        if (!IsBinaryUpgrade) {
+            crid::pg::registry::register_worker();
+            crid::pg::high_water::register_keeper();
+        }
         crid::pg::high_water_wal::register_rmgr();
     }
 }
