@@ -6,8 +6,8 @@ RESET client_min_messages;
 SET timezone = 'UTC';
 
 -- RFC 9562 appendix A.6 (v7) and A.1 (v1): both 2022-02-22 19:22:22 UTC.
+-- (uuid_extract_timestamp of a version 7 differs by major: versions.sql.)
 SELECT uuid_v7_to_timestamptz('017F22E2-79B0-7CC3-98C4-DC0C0C07398F');
-SELECT uuid_extract_timestamp('017F22E2-79B0-7CC3-98C4-DC0C0C07398F');
 SELECT uuid_extract_timestamp('C232AB00-9414-11EC-B3C8-9F6BDECED846');
 SELECT uuid_extract_version('017F22E2-79B0-7CC3-98C4-DC0C0C07398F'),
        uuid_extract_version('C232AB00-9414-11EC-B3C8-9F6BDECED846'),
@@ -142,8 +142,8 @@ SELECT uuid_v7_to_timestamptz(uuid_timestamptz_to_v7('2022-02-22 19:22:22.5+00')
 SELECT uuid_timestamptz_to_v7(NULL) IS NULL AS compat_strict;
 
 -- PostgreSQL 18's uuidv7(interval).
-SELECT abs(extract(epoch FROM uuid_extract_timestamp(uuidv7(interval '-1 day')) - (clock_timestamp() - interval '1 day'))) < 5 AS shifted_back;
-SELECT abs(extract(epoch FROM uuid_extract_timestamp(uuidv7(interval '1 month')) - (clock_timestamp() + interval '1 month'))) < 5 AS shifted_forward;
+SELECT abs(extract(epoch FROM uuid_v7_to_timestamptz(uuidv7(interval '-1 day')) - (clock_timestamp() - interval '1 day'))) < 5 AS shifted_back;
+SELECT abs(extract(epoch FROM uuid_v7_to_timestamptz(uuidv7(interval '1 month')) - (clock_timestamp() + interval '1 month'))) < 5 AS shifted_forward;
 SELECT uuidv7(NULL) IS NULL AS pg18_strict;
 
 -- Bad input --------------------------------------------------------------------
