@@ -28,6 +28,9 @@ UPGRADE_SCRIPTS   = $(RELEASED_UPGRADES) $(NEXT_UPGRADE)
 # its own (docs/fleet.md, "A registry server without crid"), built the same way.
 REGISTRY_SCRIPT = sql/registry/crid_registry_server.sql
 DATA            = $(BASE_SCRIPT) $(RELEASED_UPGRADES)
+# Installed beside PostgreSQL's programs: carries crid's mark files into the
+# data directory pg_upgrade made (README, "Upgrading PostgreSQL").
+SCRIPTS         = bin/crid_copy_marks
 DATA_built      = sql/crid--$(EXTVERSION).sql $(NEXT_UPGRADE) $(REGISTRY_SCRIPT)
 
 # Tests. `make installcheck` runs these against a temporary instance with
@@ -47,6 +50,9 @@ ISOLATION             += backfill_concurrent
 REGRESS               += snowflake_backfill
 # crid ids for past times: crid_reserve, crid_pack, the eviction horizon.
 REGRESS               += crid_backfill
+# What differs between PostgreSQL 15, 17 and 18 (after time_predicates,
+# whose tables it uses).
+REGRESS               += versions
 ISOLATION             += crid_reserve_evict
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
@@ -111,7 +117,7 @@ sql/crid--$(EXTVERSION).sql: $(BASE_SCRIPT) $(UPGRADE_SCRIPTS)
 	     '\echo Use "CREATE EXTENSION crid" to load this file. \quit'; \
 	   for f in $^; do printf '\n-- ==== %s\n' "$$f"; sed '/^\\echo Use "/d' "$$f"; done; } > $@
 
-.PHONY: demo demo-stop test core-test bench format print-% dist
+.PHONY: demo demo-stop test test-all core-test bench format print-% dist
 
 # `make dist`: the PGXN bundle crid-<version>.zip, a git archive of the
 # release tag v<version> (DIST_REF=HEAD for a snapshot), after META.json
@@ -127,8 +133,18 @@ demo:
 	@test/harness/demo.sh start
 demo-stop:
 	@test/harness/demo.sh stop
+# make test: every suite against this machine's PostgreSQL. make test PG=17
+# (or 15, 18): the suites that depend on PostgreSQL, in a Debian root of that
+# major (test/harness/pg-root.sh). make test-all: this machine, then 17 and
+# 18, and every major's package; one "N passed, M failed" line at the end.
 test:
+ifeq ($(PG),)
 	@test/harness/run-all.sh
+else
+	@test/harness/run-root.sh $(PG)
+endif
+test-all:
+	@test/harness/run-every-version.sh
 core-test:
 	@test/harness/run-core-tests.sh
 bench:

@@ -38,8 +38,9 @@ check "dpkg-buildpackage builds postgresql-15-crid_${version}_amd64.deb" \
 root="$scratch/installed"
 mkdir -p "$root"
 check "the package installs into a clean directory" dpkg -x "$deb" "$root"
-check "it holds crid.so, the control file, every install and upgrade script and the registry server script" \
+check "it holds crid.so, the control file, every install and upgrade script, the registry server script and crid_copy_marks" \
     bash -c "cd '$root' && $(declare -f has); has usr/lib/postgresql/15/lib/crid.so && has usr/share/postgresql/15/extension/crid.control \
+        && has usr/lib/postgresql/15/bin/crid_copy_marks \
         && has usr/share/postgresql/15/extension/crid--0.1.0.sql && has usr/share/postgresql/15/extension/crid--$version.sql \
         && has usr/share/postgresql/15/extension/crid--0.1.0--0.2.0.sql && has usr/share/postgresql/15/extension/crid--0.2.0--0.3.0.sql \
         && has usr/share/postgresql/15/extension/crid_registry_server.sql"

@@ -50,6 +50,22 @@ ensure_packages() {
 }
 
 pg_bindir() { "$PG_CONFIG" --bindir; }
+# The major of PG_CONFIG's PostgreSQL (15, 17, ...).
+pg_major() { "$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/'; }
+# The newest major older than PG_CONFIG's installed beside it, server and
+# headers (Debian's layout), to pg_upgrade from; nothing when there is none.
+older_major() {
+    local this old= v d
+    this=$(pg_major)
+    for d in /usr/lib/postgresql/*/bin/pg_ctl; do
+        v=${d#/usr/lib/postgresql/}
+        v=${v%%/*}
+        [[ $v =~ ^[0-9]+$ ]] && [ "$v" -lt "$this" ] && [ -x "/usr/lib/postgresql/$v/bin/pg_config" ] &&
+            [ -f "$("/usr/lib/postgresql/$v/bin/pg_config" --includedir-server)/postgres.h" ] &&
+            { [ -z "$old" ] || [ "$v" -gt "$old" ]; } && old=$v
+    done
+    echo "$old"
+}
 pgxs_dir() { dirname "$("$PG_CONFIG" --pgxs)"; }
 
 # Builds and installs the extension into the PostgreSQL 15 installation.

@@ -14,10 +14,10 @@
 # an older major to pg_upgrade from (15 in trixie from bookworm, 17 in sid
 # from trixie).
 #
-# Roots are cached outside the checkout, in $CRID_ROOTS_DIR/<suite>
-# (/var/cache/crid/roots by default), and rebuilt only when missing or when
-# what they are built from changed: the stamp file holds a hash of the
-# package lists, the suites and the mirror.
+# Roots are cached outside the checkout, in $CRID_ROOTS_DIR/<suite>-<hash>
+# (/var/cache/crid/roots by default), <hash> naming what they are built
+# from (the package lists, the suites and the mirror), and built when
+# missing; the stamp file in a root holds the whole hash.
 #
 # A run never changes the cached root: it enters it through an overlay whose
 # upper layer is a throwaway folder, in a private mount, PID and network
@@ -71,8 +71,10 @@ PACKAGES=(postgresql-"$PG" postgresql-server-dev-"$PG" libboost-dev g++ make lib
           perl libipc-run-perl libfaketime procps iproute2 "$CLANG_FORMAT"
           # packaging: pg_buildext builds postgresql-<v>-crid in the root
           postgresql-server-dev-all debhelper dpkg-dev fakeroot git unzip)
-# Installed when the suite has them (a suite can drop a package at any time).
-OPTIONAL_PACKAGES=(postgresql-"$PG"-plproxy)
+# Installed when the suite has them (a suite can drop a package at any time):
+# PL/Proxy for the shard scale-out test, pg_auto_failover for the highly
+# available registry's (TAP 036).
+OPTIONAL_PACKAGES=(postgresql-"$PG"-plproxy postgresql-"$PG"-auto-failover pg-auto-failover-cli)
 # From OLD_SUITE: the major to pg_upgrade from, with headers to build crid for it.
 OLD_PACKAGES=()
 [ -z "$OLD_PG" ] || OLD_PACKAGES=(postgresql-"$OLD_PG" postgresql-server-dev-"$OLD_PG")
@@ -115,7 +117,6 @@ root_sources() {
     done
 }
 
-ROOT="$ROOTS_DIR/$SUITE"
 CACHE="$ROOTS_DIR/debs/$SUITE"
 STAMP_FILE=.crid-root/stamp
 # Everything a root is built from: a change of any of it rebuilds the root.
@@ -128,6 +129,9 @@ recipe_hash() {
         root_sources
     } | sha256sum | cut -d' ' -f1
 }
+# The folder names the recipe too: checkouts whose recipes differ (branches)
+# each keep their own root instead of rebuilding one over the other's.
+ROOT="$ROOTS_DIR/$SUITE-$(recipe_hash | cut -c1-12)"
 
 # --- entering a root ------------------------------------------------------------
 # Runs inside the new namespaces as their first process (PID 1): mounts what

@@ -55,3 +55,10 @@ suite_line() {
     fi
     printf '%d %-22s %4d passed, %d failed, %d skipped%s\n' "$failed" "$suite:" "$passed" "$failed" "$skipped" "$note"
 }
+
+# "passed failed skipped" of the last closing line of a log ("N passed, M
+# failed" with ", K skipped" or without), or nothing when it has none.
+closing_line() {
+    sed -nE 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/p' "$1" | tail -n 1 |
+        awk '{ print $1, $2, ($3 == "" ? 0 : $3) }'
+}

@@ -12,8 +12,22 @@
 # a test that reported nothing counts as failed. A skipped test is counted
 # and shown; a prerequisite a test would skip without (libfaketime) is a
 # failure here.
+#
+# run-all.sh --pg-only runs only what depends on the PostgreSQL major: the
+# build, make installcheck, pg_regress without preloading, and, where an
+# older major is installed beside this one (a root of pg-root.sh), the
+# pg_upgrade suite from it. make test PG=17 runs it in that major's root
+# (run-root.sh); core, hardening, format and release checks do not depend
+# on the major and run on this machine only.
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/results.sh"
+
+pg_only=0
+case ${1:-} in
+--pg-only) pg_only=1 ;;
+"") ;;
+*) echo "usage: run-all.sh [--pg-only]" >&2; exit 2 ;;
+esac
 
 ensure_packages
 build_and_install
@@ -71,13 +85,16 @@ run_regress_suite() {
     local out="$WORK/$suite" status=0
     as_pg mkdir -p "$out"
     log "$runner: $suite"
-    as_pg "$runner" \
+    # From PostgreSQL 16 on the expected files are read from --expecteddir,
+    # by default the current folder, not from --inputdir: run in the latter.
+    (cd "$inputdir" && as_pg "$runner" \
         --temp-instance="$out/instance" --temp-config="$WORK/test/harness/$conf" \
         --bindir="$BINDIR" --inputdir="$inputdir" --outputdir="$out" \
-        --dbname="$dbname" "$@" 2>&1 | tee "$out/run.log" || status=$?
+        --dbname="$dbname" "$@") 2>&1 | tee "$out/run.log" || status=$?
     record_regress_log "$suite" "$out/run.log" "$status" "$out/regression.diffs" $#
 }
 
+if [ "$pg_only" = 0 ]; then
 # --- core unit tests -------------------------------------------------------
 log "core unit tests"
 status=0
@@ -120,6 +137,7 @@ run_check_script sanitizers "$CRID_ROOT/test/harness/run-sanitizers.sh" \
     "$(grep -c '^report "' "$CRID_ROOT/test/harness/run-sanitizers.sh")"
 run_check_script fuzz "$CRID_ROOT/test/harness/run-fuzz.sh" "$(ls "$CRID_ROOT"/test/fuzz/fuzz_*.cpp | wc -l)"
 run_check_script packages "$CRID_ROOT/test/harness/check-packages.sh" "$(checks_in "$CRID_ROOT/test/harness/check-packages.sh")"
+fi
 
 # --- make installcheck -------------------------------------------------------------
 # The PGXS suites exactly as a user's `make installcheck` runs them, one
@@ -167,6 +185,13 @@ read -r -a not_preloaded_tests <<<"$not_preloaded_list"
 [ ${#not_preloaded_tests[@]} -gt 0 ] || record regress-not-preloaded 0 1
 run_regress_suite regress-not-preloaded "$PG_REGRESS" not-preloaded.conf "$WORK" contrib_regression \
     "${not_preloaded_tests[@]}" exception_boundary
+
+# --- pg_upgrade from the older major -------------------------------------------
+# Where one is installed beside this major: in the root of 17 (15) and of 18 (17).
+if [ "$pg_only" = 1 ] && [ -n "$(older_major)" ]; then
+    run_check_script pg_upgrade "$CRID_ROOT/test/harness/check-pg-upgrade.sh" \
+        "$(checks_in "$CRID_ROOT/test/harness/check-pg-upgrade.sh")"
+fi
 
 echo
 printf '%s\n' "${summary[@]}"

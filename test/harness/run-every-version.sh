@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# make test-all: every suite on this machine's PostgreSQL (make test), then
+# the PostgreSQL suites and the Debian package of 17 and 18 in their roots
+# (make test PG=17, PG=18), and the package of 15 in its root (this
+# machine's make test builds it but does not install it). The roots are
+# built first, in the background, while this machine's suites run. Prints
+# each part's line and ends with one "N passed, M failed, K skipped" line,
+# the sum (non-zero exit on any failure); a root that could not be built,
+# or a part that ended without its counts, counts as one failure.
+set -euo pipefail
+HARNESS=$(cd "$(dirname "$0")" && pwd)
+source "$HARNESS/results.sh"
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+results=$(mktemp -d "${TMPDIR:-/tmp}/crid-test-all.XXXXXX")
+majors=(17 18)
+t_all=$(date +%s)
+
+# The roots, built (or found fresh) while this machine's suites run.
+declare -A builder
+for v in 15 "${majors[@]}"; do
+    "$HARNESS/pg-root.sh" "$v" build >"$results/root-$v.log" 2>&1 &
+    builder[$v]=$!
+done
+
+passed=0 failed=0 skipped=0 lines=()
+add() { # name passed failed skipped seconds
+    passed=$((passed + $2)) failed=$((failed + $3)) skipped=$((skipped + $4))
+    lines+=("$(printf '%-22s %4d passed, %d failed, %d skipped (%ss)' "$1:" "$2" "$3" "$4" "$5")")
+}
+# Adds a part from the closing line of its log.
+add_closing() { # name log status seconds
+    local line p f s
+    line=$(closing_line "$2")
+    if [ -n "$line" ]; then read -r p f s <<<"$line"; else p=0 f=1 s=0; fi
+    [ "$3" = 0 ] || [ "$f" != 0 ] || f=1
+    add "$1" "$p" "$f" "$s" "$4"
+}
+
+log "make test: this machine's PostgreSQL, every suite"
+t=$(date +%s) status=0
+"$HARNESS/run-all.sh" 2>&1 | tee "$results/host.log" || status=$?
+add_closing "this machine (15)" "$results/host.log" "$status" $(($(date +%s) - t))
+
+for v in 15 "${majors[@]}"; do
+    t=$(date +%s) status=0
+    wait "${builder[$v]}" || status=$?
+    if [ "$status" != 0 ]; then
+        log "the root of PostgreSQL $v could not be built"
+        tail -n 20 "$results/root-$v.log"
+        add "pg$v root" 0 1 0 $(($(date +%s) - t))
+    fi
+done
+
+# 15's package: this machine ran 15's suites.
+if grep -qx "$("$HARNESS/pg-root.sh" 15 path)" "$results/root-15.log"; then
+    log "PostgreSQL 15: the Debian package, alone"
+    t=$(date +%s) status=0
+    "$HARNESS/pg-root.sh" 15 run test/harness/check-package-install.sh 2>&1 | tee "$results/package-15.log" || status=$?
+    read -r p f < <(check_counts "$results/package-15.log")
+    expected=$(grep -c '^check "' "$HARNESS/check-package-install.sh")
+    [ "$status" = 0 ] || [ "$f" != 0 ] || f=1
+    [ $((p + f)) -ge "$expected" ] || f=$((f + expected - p - f))
+    add "pg15 package" "$p" "$f" 0 $(($(date +%s) - t))
+fi
+
+for v in "${majors[@]}"; do
+    grep -qx "$("$HARNESS/pg-root.sh" "$v" path)" "$results/root-$v.log" || continue
+    t=$(date +%s) status=0
+    CRID_RESULTS="$results/pg$v" "$HARNESS/run-root.sh" "$v" 2>&1 | tee "$results/pg$v.log" || status=$?
+    add_closing "pg$v" "$results/pg$v.log" "$status" $(($(date +%s) - t))
+done
+
+echo
+printf '%s\n' "${lines[@]}"
+echo "logs in $results; $(($(date +%s) - t_all))s in all"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
