@@ -69,8 +69,9 @@ esac
 # up the private loopback.
 PACKAGES=(postgresql-"$PG" postgresql-server-dev-"$PG" libboost-dev g++ make libpq-dev
           perl libipc-run-perl libfaketime procps iproute2 "$CLANG_FORMAT"
-          # packaging: pg_buildext builds postgresql-<v>-crid in the root
-          postgresql-server-dev-all debhelper dpkg-dev fakeroot git unzip)
+          # packaging: pg_buildext builds postgresql-<v>-crid in the root;
+          # dpkg-buildpackage refuses to start without build-essential
+          build-essential postgresql-server-dev-all debhelper dpkg-dev fakeroot git unzip)
 # Installed when the suite has them (a suite can drop a package at any time):
 # PL/Proxy for the shard scale-out test, pg_auto_failover for the highly
 # available registry's (TAP 036).

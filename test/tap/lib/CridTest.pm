@@ -151,6 +151,10 @@ sub fake_clock
 # behind would delay it by the difference. The high-water keeper, which
 # shows in no view, keeps the real clock; it only moves the mark ahead of
 # ids, and a backend whose id catches up with the mark moves it itself.)
+# From 16 on the postmaster starts every process from its main loop, so the
+# workers follow the fake clock from the start and none is restarted (on 17
+# the postmaster did not start a terminated reserver again within the
+# poll's timeout under a fake clock).
 my $workers_follow_the_fake_clock = 0;
 sub fake_clock_for_workers
 {
@@ -176,6 +180,7 @@ sub restart_block_reserver
 {
 	my ($node) = @_;
 	my $reserver = q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'crid block reserver'};
+	return if $node->pg_version >= 16;
 	return if $node->safe_psql('postgres', 'SELECT pg_is_in_recovery()') eq 't';
 	return unless $node->safe_psql('postgres', 'SHOW shared_preload_libraries') =~ /\bcrid\b/;
 	$node->poll_query_until('postgres', "SELECT count(*) = 1 FROM ($reserver) r")
