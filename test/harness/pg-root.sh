@@ -136,8 +136,10 @@ ROOT="$ROOTS_DIR/$SUITE-$(recipe_hash | cut -c1-12)"
 
 # --- entering a root ------------------------------------------------------------
 # Runs inside the new namespaces as their first process (PID 1): mounts what
-# the root needs, runs the command chrooted, returns its status. When it
-# returns the kernel ends whatever else runs in the namespace.
+# the root needs, makes it the namespace's root (pivot_root, not chroot: in
+# a chroot the kernel refuses new user namespaces, which TAP 035's cloned
+# server needs), runs the command, returns its status. When it returns the
+# kernel ends whatever else runs in the namespace.
 #   $1 root (lower layer), $2 run folder or "" (enter the root itself),
 #   $3 checkout copy to mount at /crid or "", $4 "net" to bring up loopback,
 #   $5 folder to mount at /var/cache/apt/archives or "", rest: command.
@@ -148,6 +150,8 @@ in_namespace() {
     if [ -n "$run" ]; then
         m=$run/merged
         mount -t overlay crid-root -o "lowerdir=$root,upperdir=$run/upper,workdir=$run/work" "$m"
+    else
+        mount --bind "$m" "$m" # pivot_root wants a mount point
     fi
     mount -t proc proc "$m/proc"
     mount --rbind /dev "$m/dev"
@@ -157,8 +161,14 @@ in_namespace() {
     if [ "$net" = net ]; then
         if command -v ip >/dev/null; then ip link set lo up; else chroot "$m" ip link set lo up; fi
     fi
+    # The old root goes on top of the new one and is then detached: from here
+    # on every path is the root's.
+    cd "$m"
+    pivot_root . .
+    umount -l .
+    cd /
     local status=0
-    chroot "$m" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" ${CI:+CI="$CI"} DEBIAN_FRONTEND=noninteractive \
         PG="$PG" PG_CONFIG="/usr/lib/postgresql/$PG/bin/pg_config" \
         /bin/bash -c 'cd /crid 2>/dev/null || cd /; exec "$@"' crid-root "$@" || status=$?

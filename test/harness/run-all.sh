@@ -94,6 +94,19 @@ run_regress_suite() {
     record_regress_log "$suite" "$out/run.log" "$status" "$out/regression.diffs" $#
 }
 
+# Scripts that print one "ok - ..." or "not ok - ..." line per check.
+# $3: how many checks the script makes, where a fixed number.
+run_check_script() {
+    local suite=$1 script=$2 expected=${3:-} status=0 p f
+    log "$suite checks"
+    "$script" | tee "$WORK/$suite.log" || status=$?
+    read -r p f < <(check_counts "$WORK/$suite.log")
+    [ "$status" != 0 ] && [ "$f" = 0 ] && f=1
+    record "$suite" "$p" "$f" 0 "$expected"
+}
+# The checks a script makes at its top level, one `check "..."` line each.
+checks_in() { grep -c '^check "' "$1"; }
+
 if [ "$pg_only" = 0 ]; then
 # --- core unit tests -------------------------------------------------------
 log "core unit tests"
@@ -117,18 +130,6 @@ done
 record format $((1 - unformatted)) "$unformatted" 0 1
 
 # --- release and packages --------------------------------------------------------
-# Scripts that print one "ok - ..." or "not ok - ..." line per check.
-# $3: how many checks the script makes, where a fixed number.
-run_check_script() {
-    local suite=$1 script=$2 expected=${3:-} status=0 p f
-    log "$suite checks"
-    "$script" | tee "$WORK/$suite.log" || status=$?
-    read -r p f < <(check_counts "$WORK/$suite.log")
-    [ "$status" != 0 ] && [ "$f" = 0 ] && f=1
-    record "$suite" "$p" "$f" 0 "$expected"
-}
-# The checks a script makes at its top level, one `check "..."` line each.
-checks_in() { grep -c '^check "' "$1"; }
 run_check_script harness "$CRID_ROOT/test/harness/check-harness.sh" "$(checks_in "$CRID_ROOT/test/harness/check-harness.sh")"
 run_check_script release "$CRID_ROOT/test/harness/check-release.sh"
 # Hardening: sanitizers over the core unit tests, then a fixed number of
