@@ -25,6 +25,11 @@ sub crid_node
 	$node->init(%{ $opt{init} || {} });
 	my $preload = exists $opt{preload} ? $opt{preload} : 1;
 	$node->append_conf('postgresql.conf', "shared_preload_libraries = 'crid'") if $preload;
+	# A node no server held before is minted on a lease TTL and a fifth after
+	# its lease is taken: 6 s keeps that wait short, and still leaves the
+	# worker, which renews every 2 s, two missed renewals on a loaded
+	# machine. A test's own conf may set another.
+	$node->append_conf('postgresql.conf', "crid.node_lease_ttl = '6s'");
 	$node->append_conf('postgresql.conf', $opt{conf}) if $opt{conf};
 	$node->start(%{ $opt{start} || {} });
 	$node->safe_psql('postgres', 'CREATE EXTENSION crid');

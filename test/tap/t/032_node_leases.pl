@@ -42,7 +42,7 @@ CREATE ROLE crid_fleet LOGIN;
 GRANT SELECT, INSERT, UPDATE ON crid_allocations, crid_node_leases TO crid_fleet;
 });
 my $conninfo = sprintf('host=%s port=%d dbname=postgres user=crid_fleet', $registry->host, $registry->port);
-my $fleet_conf = "crid.registry = '$conninfo'\ncrid.node_lease_ttl = '20s'\n";
+my $fleet_conf = "crid.registry = '$conninfo'\ncrid.node_lease_ttl = '8s'\n";
 my $lease_conf = $fleet_conf . "crid.node_id = 'lease'\ncrid.snowflake_nodes = '0-2'\n";
 
 my $node_of = sub {
