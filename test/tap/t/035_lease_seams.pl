@@ -14,6 +14,7 @@ use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 
 my $ttl_ms = 4000;
 
@@ -24,6 +25,14 @@ GRANT SELECT, INSERT, UPDATE ON crid_allocations, crid_node_leases TO crid_fleet
 });
 my $conninfo = sprintf('host=%s port=%d dbname=postgres user=crid_fleet', $registry->host, $registry->port);
 my $fleet_conf = "crid.registry = '$conninfo'\ncrid.node_lease_ttl = '${ttl_ms}ms'\n";
+# The earlier holders below reach the registry as a role of their own, so
+# the test can keep one from taking its node back for a while.
+$registry->safe_psql('postgres', q{
+CREATE ROLE crid_holder LOGIN;
+GRANT SELECT, INSERT, UPDATE ON crid_allocations, crid_node_leases TO crid_holder;
+});
+my $holder_conf = sprintf("crid.registry = 'host=%s port=%d dbname=postgres user=crid_holder'\n",
+	$registry->host, $registry->port);
 
 # Mints for `seconds` in bursts, skipping refusals (a lease not held yet, or
 # given up), and returns every id it got.
@@ -70,14 +79,19 @@ my $round = 0;
 for my $removal ('DELETE FROM crid_node_leases WHERE node = 5', 'TRUNCATE crid_node_leases')
 {
 	$round++;
-	my $holder = leaser("lease_holder_$round", '5');
+	my $holder = leaser("lease_holder_$round", '5', conf => $holder_conf);
 	ok(holds($holder), "the holder leases node 5 (before: $removal)");
 	my $holder_stream = psql_start($holder->connstr('postgres'), 'SELECT * FROM mint_for(14)');
 	$holder->poll_query_until('postgres',
 		"SELECT sum(value) > 1000 FROM crid_stats() WHERE family = 'snowflake' AND metric = 'ids'")
 	  or die 'the holder did not mint';
-	$registry->safe_psql('postgres', $removal);
+	# Once it sees its row gone the holder would lease the free node again,
+	# racing the newcomer's start: it may not insert a lease row until the
+	# newcomer holds the node (it still renews, and so notices).
+	$registry->safe_psql('postgres', "BEGIN; REVOKE INSERT ON crid_node_leases FROM crid_holder; $removal; COMMIT;");
 	my $newcomer = leaser("lease_newcomer_$round", '5');
+	holds($newcomer) or die 'the newcomer did not lease node 5';
+	$registry->safe_psql('postgres', 'GRANT INSERT ON crid_node_leases TO crid_holder');
 	my $newcomer_stream = psql_start($newcomer->connstr('postgres'), 'SELECT * FROM mint_for(10)');
 	my $newcomer_ids = psql_finish($newcomer_stream, 'the newcomer');
 	my $holder_ids = psql_finish($holder_stream, 'the holder');
@@ -94,7 +108,15 @@ for my $removal ('DELETE FROM crid_node_leases WHERE node = 5', 'TRUNCATE crid_n
 	like(slurp_file($newcomer->logfile),
 		qr/snowflake node 5 is leased by this server.*\n.*DETAIL:  Its earlier holder cannot be shown to have stopped/,
 		'the newcomer waited before minting, and said why');
-	my ($ret, $out, $err) = $holder->psql('postgres', 'SELECT snowflake_next()');
+	# Its next lease round after the GRANT says so (rounds after failures are
+	# paced by a backoff).
+	my $err = '';
+	for (1 .. 300)
+	{
+		(undef, undef, $err) = $holder->psql('postgres', 'SELECT snowflake_next()');
+		last if $err =~ /leased by another live server/;
+		usleep(100_000);
+	}
 	like($err, qr/every one of the 1 nodes of crid\.snowflake_nodes is leased by another live server/,
 		'the earlier holder says the one node it may lease is taken');
 	$_->stop for $holder, $newcomer;
