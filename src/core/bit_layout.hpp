@@ -3,7 +3,9 @@
 // (time, node, sequence, gene in either of two orders), the snowflake
 // generator's state word (time, sequence), crid ids (timestamp, sequence) and
 // shard genes (the low bits of any id). Shifting, masking, range checks and
-// range bounds exist here and nowhere else.
+// range bounds exist here and nowhere else, but for the snowflake
+// generator's per-id path (its state word and pack() of fields in range),
+// which core tests hold equal to the BitLayouts it would otherwise build.
 //
 // A layout lists up to four fields in logical order (the order values are
 // passed in) and where they sit, most significant first; together they fill

@@ -27,15 +27,6 @@ namespace {
 
 BitLayout state_bits(const Layout &l) { return BitLayout({{"time", l.time_bits}, {"sequence", l.sequence_bits}}); }
 
-uint64_t encode_state(const Layout &l, int64_t unit, int64_t sequence) {
-    const int64_t values[] = {unit, sequence};
-    return state_bits(l).pack_unchecked(values);
-}
-
-int64_t state_unit(const Layout &l, uint64_t state) { return int64_t(state_bits(l).field(0).get(state)); }
-
-int64_t state_sequence(const Layout &l, uint64_t state) { return int64_t(state_bits(l).field(1).get(state)); }
-
 int64_t unit_of_unix_ms(const Layout &l, int64_t unix_ms) {
     if (unix_ms < l.epoch_unix_ms)
         before_epoch(l, describe_unix_ms(unix_ms));
@@ -52,10 +43,8 @@ Step next(const Layout &l, const Policy &p, uint64_t state, int64_t now) {
         bool overflow = __builtin_mul_overflow(now, l.unit_ms, &ms) || __builtin_add_overflow(ms, l.epoch_unix_ms, &ms);
         before_epoch(l, overflow ? std::to_string(-now) + " time units before it" : describe_unix_ms(ms));
     }
-    const BitLayout bits = state_bits(l);
-    const BitField &unit_field = bits.field(0), &sequence_field = bits.field(1);
-    const int64_t max_unit = int64_t(unit_field.max()), max_seq = int64_t(sequence_field.max());
-    const int64_t last = int64_t(unit_field.get(state)), seq = int64_t(sequence_field.get(state));
+    const int64_t max_unit = max_time_units(l), max_seq = max_sequence(l);
+    const int64_t last = state_unit(l, state), seq = state_sequence(l, state);
     Step s;
     s.next_state = state;
     auto issue = [&](int64_t unit, int64_t sequence, bool borrowed) {
@@ -65,8 +54,7 @@ Step next(const Layout &l, const Policy &p, uint64_t state, int64_t now) {
         s.unit = unit;
         s.sequence = sequence;
         s.borrowed = borrowed;
-        const int64_t values[] = {unit, sequence};
-        s.next_state = bits.pack_unchecked(values);
+        s.next_state = encode_state(l, unit, sequence);
         return s;
     };
     if (now > last)
@@ -139,10 +127,8 @@ int64_t high_water_of(const Layout &l, uint64_t state) {
     return unit_start_unix_ms(l, state_unit(l, state)) + (l.unit_ms - 1);
 }
 
-int64_t id_from(const Layout &l, const Step &step, int64_t node, int64_t gene) {
-    if (step.kind != Step::Kind::issue)
-        throw Error(ErrorKind::internal, "snowflake id_from() called with a step that issues no id");
-    return pack(l, Fields{.time_units = step.unit, .node = node, .sequence = step.sequence, .gene = gene});
+void id_from_no_issue() {
+    throw Error(ErrorKind::internal, "snowflake id_from() called with a step that issues no id");
 }
 
 std::string refusal_message(const Step &step, const Policy &p) {

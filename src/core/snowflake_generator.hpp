@@ -54,12 +54,21 @@ struct Step {
 // its node and gene.
 BitLayout state_bits(const Layout &layout);
 
-// The word for a last issued (unit, sequence), both in range.
-uint64_t encode_state(const Layout &layout, int64_t unit, int64_t sequence);
+// The word for a last issued (unit, sequence), both in range. The word is
+// state_bits(): time above sequence. These three do its arithmetic inline,
+// as the generator runs them several times per id (a core test holds them
+// equal to state_bits()).
+inline uint64_t encode_state(const Layout &l, int64_t unit, int64_t sequence) noexcept {
+    return uint64_t(unit) << l.sequence_bits | uint64_t(sequence);
+}
 
 // The time unit and the sequence recorded in a word.
-int64_t state_unit(const Layout &layout, uint64_t state);
-int64_t state_sequence(const Layout &layout, uint64_t state);
+inline int64_t state_unit(const Layout &l, uint64_t state) noexcept {
+    return int64_t(state >> l.sequence_bits & max_of_width(l.time_bits));
+}
+inline int64_t state_sequence(const Layout &l, uint64_t state) noexcept {
+    return int64_t(state & max_of_width(l.sequence_bits));
+}
 
 // The clock in time units since the layout's epoch (floor). Throws
 // datetime_out_of_range, naming the clock and the epoch, before the epoch.
@@ -80,7 +89,13 @@ uint64_t state_after_restart(const Layout &layout, int64_t high_water_unix_ms);
 int64_t high_water_of(const Layout &layout, uint64_t state);
 
 // The id of an issue step for a node and gene (range-checked by pack()).
-int64_t id_from(const Layout &layout, const Step &step, int64_t node, int64_t gene);
+// id_from_no_issue() throws internal for a step that issues nothing.
+[[noreturn]] void id_from_no_issue();
+inline int64_t id_from(const Layout &l, const Step &step, int64_t node, int64_t gene) {
+    if (step.kind != Step::Kind::issue) [[unlikely]]
+        id_from_no_issue();
+    return pack(l, Fields{.time_units = step.unit, .node = node, .sequence = step.sequence, .gene = gene});
+}
 
 // The error message of a refuse step: names the drift and the setting.
 std::string refusal_message(const Step &step, const Policy &policy);
@@ -117,17 +132,32 @@ Step claim(W &word, const Layout &layout, const Policy &policy, Clock &&now_unit
     uint64_t old = word.load();
     for (;;) {
         const int64_t now = now_unit();
-        Step step = next(layout, policy, old, now);
         if constexpr (AtomicWord<W>) {
-            const int64_t room = max_time_units(layout) - state_unit(layout, old);
-            if (step.kind == Step::Kind::issue && !step.borrowed && step.unit == state_unit(layout, old) &&
-                uint64_t(room) > (racers >> layout.sequence_bits) + 1) {
-                if (std::optional<Step> taken = added_after(layout, policy, word.fetch_add(1), now))
+            // Exactly where next() would issue (unit, seq + 1) in the word's
+            // own unit: the clock in that unit and its sequence not used up.
+            // Decided here without next(), as it is the case of every id but
+            // the first of each unit.
+            const int64_t unit = state_unit(layout, old);
+            if (now == unit && state_sequence(layout, old) < max_sequence(layout) &&
+                uint64_t(max_time_units(layout) - unit) > (racers >> layout.sequence_bits) + 1) {
+                const uint64_t claimed = word.fetch_add(1) + 1;
+                // Still in the clock's unit: the id is the claimed value itself
+                // (what added_after() gives it, without the call).
+                if (state_unit(layout, claimed) == now && (claimed >> (layout.time_bits + layout.sequence_bits)) == 0) {
+                    Step s;
+                    s.kind = Step::Kind::issue;
+                    s.next_state = claimed;
+                    s.unit = now;
+                    s.sequence = state_sequence(layout, claimed);
+                    return s;
+                }
+                if (std::optional<Step> taken = added_after(layout, policy, claimed - 1, now))
                     return *taken;
                 old = word.load();
                 continue;
             }
         }
+        Step step = next(layout, policy, old, now);
         if (step.kind != Step::Kind::issue || word.compare_exchange(old, step.next_state))
             return step;
     }

@@ -435,12 +435,7 @@ BitLayout id_bits(const Layout &l) {
                               : std::initializer_list<int>{});
 }
 
-int64_t max_time_units(const Layout &l) noexcept { return int64_t(max_of_width(l.time_bits)); }
-int64_t max_node(const Layout &l) noexcept { return int64_t(max_of_width(l.node_bits)); }
-int64_t max_sequence(const Layout &l) noexcept { return int64_t(max_of_width(l.sequence_bits)); }
-int64_t max_gene(const Layout &l) noexcept { return int64_t(max_of_width(l.gene_bits)); }
-
-int64_t pack(const Layout &l, const Fields &f) {
+int64_t pack_checked(const Layout &l, const Fields &f) {
     const int64_t values[] = {f.time_units, f.node, f.sequence, f.gene};
     // Bit 63 is set only by sign-bit layouts: a negative bigint, as theirs are.
     return int64_t(id_bits(l).pack(values, "snowflake", [&] { return " for " + label(l); }));
@@ -457,8 +452,6 @@ Fields unpack(const Layout &l, int64_t id) {
     return Fields{
         .time_units = v[time_field], .node = v[node_field], .sequence = v[sequence_field], .gene = v[gene_field]};
 }
-
-int64_t unit_start_unix_ms(const Layout &l, int64_t unit) noexcept { return l.epoch_unix_ms + unit * l.unit_ms; }
 
 int64_t last_unix_ms(const Layout &l) noexcept { return unit_start_unix_ms(l, max_time_units(l)) + (l.unit_ms - 1); }
 

@@ -93,15 +93,31 @@ Layout server_layout(int64_t epoch_unix_ms, int node_bits, int sequence_bits, in
 // server_layout()).
 BitLayout id_bits(const Layout &layout);
 
-// The largest value each field holds.
-int64_t max_time_units(const Layout &layout) noexcept;
-int64_t max_node(const Layout &layout) noexcept;
-int64_t max_sequence(const Layout &layout) noexcept;
-int64_t max_gene(const Layout &layout) noexcept;
+// The largest value each field holds (inline: the generator asks on every id).
+inline int64_t max_time_units(const Layout &l) noexcept { return int64_t(max_of_width(l.time_bits)); }
+inline int64_t max_node(const Layout &l) noexcept { return int64_t(max_of_width(l.node_bits)); }
+inline int64_t max_sequence(const Layout &l) noexcept { return int64_t(max_of_width(l.sequence_bits)); }
+inline int64_t max_gene(const Layout &l) noexcept { return int64_t(max_of_width(l.gene_bits)); }
 
 // The id of these fields. Throws numeric_out_of_range naming a field outside
-// 0 .. its maximum.
-int64_t pack(const Layout &layout, const Fields &fields);
+// 0 .. its maximum. Fields in range are placed with shifts where id_bits()
+// puts them (the gene lowest, then sequence and node, or node and sequence
+// for Sonyflake, the time on top; a core test holds the two equal): building
+// a BitLayout per id would cost more than the rest of minting one. Out of
+// range, pack_checked() goes through id_bits() for the error.
+int64_t pack_checked(const Layout &layout, const Fields &fields);
+inline int64_t pack(const Layout &l, const Fields &f) {
+    auto fits = [](int64_t v, int width) { return uint64_t(v) <= max_of_width(width); };
+    if (!(fits(f.time_units, l.time_bits) && fits(f.node, l.node_bits) && fits(f.sequence, l.sequence_bits) &&
+          fits(f.gene, l.gene_bits))) [[unlikely]]
+        return pack_checked(l, f);
+    const int low = l.gene_bits;
+    const int node_shift = l.sequence_above_node ? low : low + l.sequence_bits;
+    const int sequence_shift = l.sequence_above_node ? low + l.node_bits : low;
+    const int time_shift = low + l.node_bits + l.sequence_bits;
+    return int64_t(uint64_t(f.time_units) << time_shift | uint64_t(f.node) << node_shift |
+                   uint64_t(f.sequence) << sequence_shift | uint64_t(f.gene));
+}
 
 // The fields of an id. A negative id is outside a layout without the sign bit:
 // numeric_out_of_range.
@@ -125,7 +141,7 @@ int64_t floor_id(const Layout &layout, int64_t unix_ms);
 int64_t pack_at(const Layout &layout, int64_t unix_ms, const Fields &rest);
 
 // The Unix millisecond at which a time unit begins (unit within the layout).
-int64_t unit_start_unix_ms(const Layout &layout, int64_t unit) noexcept;
+inline int64_t unit_start_unix_ms(const Layout &l, int64_t unit) noexcept { return l.epoch_unix_ms + unit * l.unit_ms; }
 
 // The last Unix millisecond the time field can express.
 int64_t last_unix_ms(const Layout &layout) noexcept;

@@ -44,6 +44,26 @@ TEST(state_word_encodes_unit_and_sequence) {
     CHECK_EQ(state_sequence(l, 0), 0);
 }
 
+// The inline state arithmetic is state_bits()'s, for every width the
+// settings allow.
+TEST(state_arithmetic_is_state_bits) {
+    std::mt19937_64 rng(7);
+    for (int sequence = 1; sequence <= 22; ++sequence)
+        for (int node = 0; node <= 16 && node + sequence <= 31; node += 4) {
+            Layout l = server_layout(epoch_2026, node, sequence, 0);
+            const BitLayout bits = state_bits(l);
+            for (int i = 0; i < 100; ++i) {
+                const int64_t unit = i == 0 ? max_time_units(l) : int64_t(rng() % uint64_t(max_time_units(l) + 1));
+                const int64_t seq = i == 0 ? max_sequence(l) : int64_t(rng() % uint64_t(max_sequence(l) + 1));
+                const int64_t values[] = {unit, seq};
+                const uint64_t word = bits.pack_unchecked(values);
+                CHECK_EQ(encode_state(l, unit, seq), word);
+                CHECK_EQ(state_unit(l, word), int64_t(bits.field(0).get(word)));
+                CHECK_EQ(state_sequence(l, word), int64_t(bits.field(1).get(word)));
+            }
+        }
+}
+
 TEST(empty_state_issues_from_the_clock) {
     Layout l = tiny();
     Step s = next(l, policy, 0, 10);
@@ -494,6 +514,35 @@ TEST(claim_adds_only_where_the_word_cannot_pass_the_time_field) {
     CHECK(s.kind == Kind::issue);
     CHECK_EQ(s.unit, 1001);
     CHECK_EQ(far.adds, 1);
+}
+
+// claim() decides the add without next(): one claim from a word, with the
+// clock anywhere around the word's unit, must give the step next() gives,
+// and leave the word where that step (or, for an add that carried, the add)
+// put it.
+TEST(claim_issues_what_next_would) {
+    std::mt19937_64 rng(11);
+    Layout l = tiny();
+    Policy p{5, 3};
+    for (int i = 0; i < 20000; ++i) {
+        const int64_t unit = 1000 + int64_t(rng() % 8), seq = int64_t(rng() % 4);
+        const int64_t now = 1000 + int64_t(rng() % 16) - 4;
+        const uint64_t state = encode_state(l, unit, seq);
+        CountingWord word;
+        word.store(state);
+        const Step expected = next(l, p, state, now);
+        const Step got = claim(word, l, p, [&] { return now; });
+        CHECK(got.kind == expected.kind);
+        CHECK_EQ(got.unit, expected.unit);
+        CHECK_EQ(got.sequence, expected.sequence);
+        CHECK_EQ(got.borrowed, expected.borrowed);
+        CHECK_EQ(got.next_state, expected.next_state);
+        CHECK_EQ(word.load(), expected.kind == Kind::issue ? expected.next_state : state);
+        // The add is taken exactly for the next sequence of the word's unit.
+        CHECK_EQ(word.adds, (now == unit && seq < max_sequence(l)) ? 1 : 0);
+        if (got.kind != expected.kind || got.next_state != expected.next_state)
+            break;
+    }
 }
 
 // Four sequences a unit and eight threads: adds carry into later units all

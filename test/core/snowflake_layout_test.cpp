@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <random>
 #include <string>
 
 using namespace crid::core;
@@ -187,6 +188,41 @@ TEST(pack_names_the_field_out_of_range) {
     CHECK(contains(m, "node 1024"));
     CHECK(contains(m, "0 to 1023"));
     CHECK(contains(m, "twitter"));
+}
+
+// pack() places fields in range with its own shifts: they must be where
+// id_bits() puts them, in both orders, with and without the sign bit and a
+// gene, at the fields' limits and in between.
+TEST(pack_places_fields_where_id_bits_does) {
+    std::mt19937_64 rng(20261201);
+    auto check_layout = [&](const Layout &l) {
+        const BitLayout bits = id_bits(l);
+        const int64_t max[] = {max_time_units(l), max_node(l), max_sequence(l), max_gene(l)};
+        for (int i = 0; i < 200; ++i) {
+            int64_t v[4];
+            for (int k = 0; k < 4; ++k) {
+                uint64_t r = rng();
+                v[k] = i == 0 ? 0 : i == 1 ? max[k] : max[k] == 0 ? 0 : int64_t(r % (uint64_t(max[k]) + 1));
+            }
+            const Fields f{.time_units = v[0], .node = v[1], .sequence = v[2], .gene = v[3]};
+            if (pack(l, f) != int64_t(bits.pack_unchecked(v))) {
+                CHECK_EQ(pack(l, f), int64_t(bits.pack_unchecked(v)));
+                return;
+            }
+        }
+    };
+    for (const char *name : presets)
+        check_layout(layout_named(name));
+    for (int i = 0; i < 300; ++i) {
+        const int node = int(rng() % 17), sequence = 1 + int(rng() % 22), gene = int(rng() % 17);
+        const bool sign = rng() % 2, sony = rng() % 2;
+        const int total = sign ? 64 : 63;
+        if (total - node - sequence - gene < 32)
+            continue;
+        check_layout(layout_named("epoch=2020-01-01,node=" + std::to_string(node) +
+                                  ",sequence=" + std::to_string(sequence) + ",gene=" + std::to_string(gene) +
+                                  (sign ? ",sign=true" : "") + (sony ? ",order=time,sequence,node" : "")));
+    }
 }
 
 TEST(negative_ids_only_fit_sign_bit_layouts) {
