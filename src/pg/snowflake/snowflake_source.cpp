@@ -45,18 +45,22 @@ void check_ranges(const core::snowflake::Layout &layout, int64_t node, int64_t g
     }
 }
 
-// Waits, interruptibly, until the clock reaches `until_unix_ms`. An exhausted
-// sequence needs at most the rest of one millisecond, which a sleep would
-// overshoot many times over, so it spins; a clock that stepped back is slept
-// on, a millisecond at a time. Meanwhile pg_stat_activity shows the wait
-// (PostgreSQL 15 offers extensions the one event "Extension").
-void wait_for_clock(int64_t until_unix_ms, bool spin) {
+// Waits, interruptibly, until the clock reaches `until_unix_ms`. The last
+// millisecond of any wait spins: an exhausted sequence needs at most that,
+// and so does a session that finds the word one unit ahead of its clock
+// because racing adds carried into the next unit (two sessions on one node
+// do so thousands of times a second); the latch's shortest sleep of 1 ms
+// would overshoot either many times over and leave the node idle. A clock
+// that stepped back further is slept on, a millisecond at a time. Meanwhile
+// pg_stat_activity shows the wait (PostgreSQL 15 offers extensions the one
+// event "Extension").
+void wait_for_clock(int64_t until_unix_ms) {
     for (;;) {
         CHECK_FOR_INTERRUPTS();
         int64_t ahead_us = until_unix_ms * 1000 - core::wall_clock_ns() / core::ns_per_us;
         if (ahead_us <= 0)
             return;
-        if (spin && ahead_us <= 1000) {
+        if (ahead_us <= 1000) {
             pgstat_report_wait_start(crid::pg::compat::wait_event_info(crid::pg::compat::Wait::snowflake_clock));
             while (core::wall_clock_ns() / core::ns_per_us < until_unix_ms * 1000)
                 pg_spin_delay();
@@ -103,7 +107,7 @@ int64_t mint(int64_t node, int64_t gene) {
         }
         if (step.kind == Step::Kind::wait) {
             pg_atomic_fetch_add_u64(step.exhausted ? &slot.exhaustion_waits : &slot.clock_waits, 1);
-            wait_for_clock(core::snowflake::unit_start_unix_ms(layout, step.wait_until_unit), step.exhausted);
+            wait_for_clock(core::snowflake::unit_start_unix_ms(layout, step.wait_until_unit));
             continue;
         }
         pg_atomic_fetch_add_u64(&slot.clock_refusals, 1);
