@@ -118,3 +118,24 @@ SELECT query, regress.sqlstate_of(query) AS sqlstate FROM (VALUES
     ($q$SELECT snowflake_floor('infinity')$q$),
     ($q$SELECT snowflake_floor(NULL)$q$)
 ) v(query);
+
+-- crid_stats() counts ids per process slot as well as on the node's word
+-- (one cache line per process, no shared write per id): the count stays
+-- exact over backends that exited (\c ends this one and starts another),
+-- and over a backend that mints for more nodes (six) than its slot keeps
+-- counters for (four), whose others count on the node's word.
+CREATE TABLE sf_counted_before AS
+SELECT n AS node, coalesce((SELECT value FROM crid_stats() s WHERE s.family = 'snowflake' AND s.metric = 'ids' AND s.node = n), 0) AS ids
+FROM generate_series(700, 705) n;
+SELECT count(snowflake_next(700)) FROM generate_series(1, 30000);
+\c
+SELECT count(snowflake_next(700)) FROM generate_series(1, 20000);
+SELECT count(snowflake_next(700 + g % 6)) FROM generate_series(1, 6000) g;
+\c
+SELECT count(snowflake_next(703)) FROM generate_series(1, 1000);
+\c
+SELECT b.node, coalesce(s.value, 0) - b.ids AS ids_counted
+FROM sf_counted_before b
+LEFT JOIN crid_stats() s ON s.family = 'snowflake' AND s.metric = 'ids' AND s.node = b.node
+ORDER BY b.node;
+DROP TABLE sf_counted_before;

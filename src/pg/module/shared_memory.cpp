@@ -10,6 +10,7 @@
 #include "marks/registry_mark.hpp"
 #include "registry/registry_settings.hpp"
 #include "registry/worker_status.hpp"
+#include "snowflake/mint_counts.hpp"
 #include "snowflake/node_fence.hpp"
 #include "snowflake/node_words.hpp"
 #include "snowflake/snowflake_settings.hpp"
@@ -34,6 +35,7 @@ void request_shared_memory() {
     registry_mark::request_shared();
     uuidv7::request_clock();
     snowflake::request_words();
+    snowflake::request_mint_counts();
     fence::request_fence();
     crid_ids::request_blocks();
     registry::request_status();
@@ -63,6 +65,7 @@ void start_shared_memory() {
     registry_mark::startup();
     uuidv7::startup_clock(mark_ms);
     snowflake::startup_words(mark_ms);
+    snowflake::startup_mint_counts();
     // A server that mints only for the nodes it holds mints nothing until
     // its worker holds them: decided here, before any backend can mint.
     fence::startup_fence(registry::remote() || snowflake::node_id_is_lease());

@@ -7,6 +7,7 @@
 #include "marks/high_water.hpp"
 #include "marks/registry_mark.hpp"
 #include "registry/worker_status.hpp"
+#include "snowflake/mint_counts.hpp"
 #include "snowflake/node_fence.hpp"
 #include "snowflake/node_words.hpp"
 
@@ -22,7 +23,6 @@ struct Metric {
 };
 
 constexpr Metric snowflake_metrics[] = {
-    {"ids", &crid::pg::snowflake::NodeWord::minted},
     {"clock_waits", &crid::pg::snowflake::NodeWord::clock_waits},
     {"clock_borrows", &crid::pg::snowflake::NodeWord::clock_borrows},
     {"clock_refusals", &crid::pg::snowflake::NodeWord::clock_refusals},
@@ -75,10 +75,15 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
     put_row(rsinfo, "snowflake", -1, "high_water_damaged", snowflake_refusal == pg::Refusal::mark_damaged);
     put_row(rsinfo, "uuidv7", -1, "high_water_damaged", pg::high_water::uuidv7_refusal() == pg::Refusal::mark_damaged);
     pg::snowflake::NodeWord *words = pg::snowflake::node_words();
+    // ids are counted per process slot as well as on the node's word
+    // (snowflake/mint_counts.hpp).
+    uint64 *minted = static_cast<uint64 *>(palloc0(sizeof(uint64) * pg::snowflake::node_word_count()));
+    pg::snowflake::add_minted(minted);
     for (int64_t n = 0; n < pg::snowflake::node_word_count(); ++n) {
         pg::snowflake::NodeWord &word = words[n];
-        if (pg_atomic_read_u64(&word.minted) == 0 && pg_atomic_read_u64(&word.clock_refusals) == 0)
+        if (minted[n] == 0 && pg_atomic_read_u64(&word.clock_refusals) == 0)
             continue;
+        put_row(rsinfo, "snowflake", int(n), "ids", minted[n]);
         for (const Metric &m : snowflake_metrics)
             put_row(rsinfo, "snowflake", int(n), m.name, pg_atomic_read_u64(&(word.*m.field)));
     }

@@ -12,7 +12,7 @@ namespace crid::pg::snowflake {
 
 struct alignas(PG_CACHE_LINE_SIZE) NodeWord {
     SharedWord state;                  // last (unit, sequence) issued, see core/snowflake_generator.hpp
-    pg_atomic_uint64 minted;           // ids handed out
+    pg_atomic_uint64 minted;           // ids handed out but not counted per process (mint_counts.hpp)
     pg_atomic_uint64 clock_waits;      // waits for a clock that stepped back a little
     pg_atomic_uint64 clock_borrows;    // ids issued ahead of the clock
     pg_atomic_uint64 clock_refusals;   // errors for a clock too far behind

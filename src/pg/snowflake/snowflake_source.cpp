@@ -6,6 +6,7 @@
 #include "common/clock_policy.hpp"
 #include "common/minting.hpp"
 #include "marks/high_water.hpp"
+#include "snowflake/mint_counts.hpp"
 #include "snowflake/node_fence.hpp"
 #include "snowflake/node_words.hpp"
 #include "snowflake/snowflake_settings.hpp"
@@ -99,7 +100,7 @@ int64_t mint(int64_t node, int64_t gene) {
             // A fenced server returns the id only while it safely holds the
             // node (node_fence.hpp); a refused id is a gap.
             fence::check_minted(node);
-            pg_atomic_fetch_add_u64(&slot.minted, 1);
+            count_minted(slot, node);
             if (step.borrowed)
                 pg_atomic_fetch_add_u64(&slot.clock_borrows, 1);
             high_water::ensure(core::snowflake::unit_start_unix_ms(layout, step.unit));
