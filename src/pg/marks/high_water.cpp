@@ -192,7 +192,12 @@ int64_t startup(const char *current) {
     return mark;
 }
 
-void ensure(int64_t unix_ms) {
+pg_atomic_uint64 *mark_word = nullptr;
+int64_t quiet_margin_ms = INT64_MAX;
+
+void ensure_slow(int64_t unix_ms) {
+    mark_word = &shared->mark_ms;
+    quiet_margin_ms = lead_ms() / 2;
     int64_t mark = int64_t(pg_atomic_read_u64(&shared->mark_ms));
     if (mark >= unix_ms) {
         // Ask the keeper once, when the ids come near; the flag keeps the

@@ -43,7 +43,20 @@ void listen(WordsListener listener);
 // mark, a flag and a latch ask the keeper to move it on). Only when an id
 // caught up with the mark (keeper not running, clock jumped) does the caller
 // write and fsync it itself, jumping it ahead by the lead.
-void ensure(int64_t unix_ms);
+//
+// The first test is inline, as every snowflake id and server-ordered UUIDv7
+// passes it: an id at least `quiet_margin_ms` (half the lead as this
+// backend's last slow call found it, never 0) below the mark returns at
+// once. Whatever that margin is, it only returns with the mark ahead of the
+// id; a stale one after a reload changes only when the keeper is asked.
+extern pg_atomic_uint64 *mark_word; // nullptr until the first slow call
+extern int64_t quiet_margin_ms;     // INT64_MAX until then
+void ensure_slow(int64_t unix_ms);
+inline void ensure(int64_t unix_ms) {
+    if (mark_word && int64_t(pg_atomic_read_u64(mark_word)) - unix_ms >= quiet_margin_ms)
+        return;
+    ensure_slow(unix_ms);
+}
 
 // The mark as it stands (Unix ms), written ahead of every id returned.
 int64_t current_mark_ms();
