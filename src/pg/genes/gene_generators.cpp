@@ -33,9 +33,20 @@ Datum mint_uuidv7(int32 gene, int32 bits) {
 }
 
 int64_t mint_crid(int32 gene, int32 bits) {
+    // The field of the last (bits, crid.block_size) this backend checked:
+    // a statement mints with the same bits on every row, and checking them
+    // cost more than taking the id. Other bits or block size, or a gene the
+    // field does not hold, take the checked path, which raises the error.
+    static int32 checked_bits = -1;
+    static int64_t checked_block_size = -1;
+    static core::BitField checked_field;
     const int64_t block_size = pg::crid_ids::block_size();
-    core::BitField f = pg::guarded([&] { return core::crid_ids::gene_field(bits, gene, block_size); });
-    return pg::crid_ids::next_id(&f, uint64_t(gene));
+    if (bits != checked_bits || block_size != checked_block_size || !checked_field.holds(gene)) {
+        checked_field = pg::guarded([&] { return core::crid_ids::gene_field(bits, gene, block_size); });
+        checked_bits = bits;
+        checked_block_size = block_size;
+    }
+    return pg::crid_ids::next_id(&checked_field, uint64_t(gene));
 }
 
 } // namespace crid::pg::gene
