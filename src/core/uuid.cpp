@@ -9,10 +9,6 @@ uint64_t get_be(const Uuid &u, int first, int count) noexcept {
     return v;
 }
 
-uint64_t Uuid::high48() const noexcept { return get_be(*this, 0, 6); }
-
-uint64_t Uuid::low64() const noexcept { return get_be(*this, 8, 8); }
-
 std::string Uuid::to_string() const {
     static const char hex[] = "0123456789abcdef";
     std::string s;

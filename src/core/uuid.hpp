@@ -18,9 +18,18 @@ struct Uuid {
     // True for the RFC 9562 variant, bits 64-65 = 10.
     bool rfc_variant() const noexcept { return (bytes[8] & 0xC0) == 0x80; }
     // The 48 most significant bits: the Unix milliseconds of a version 7 UUID.
-    uint64_t high48() const noexcept;
+    uint64_t high48() const noexcept { return load_be64(0) >> 16; }
     // The 64 least significant bits (the last 8 bytes), big-endian.
-    uint64_t low64() const noexcept;
+    uint64_t low64() const noexcept { return load_be64(8); }
+    // Bytes [first, first + 8) as a big-endian integer, in one load (the
+    // high-water mark reads high48() of every server-ordered UUIDv7).
+    uint64_t load_be64(int first) const noexcept {
+        uint64_t v;
+        std::memcpy(&v, bytes.data() + first, sizeof v);
+        if constexpr (std::endian::native == std::endian::little)
+            v = __builtin_bswap64(v);
+        return v;
+    }
     // Canonical lowercase 8-4-4-4-12 text, for error messages.
     std::string to_string() const;
 

@@ -20,16 +20,7 @@ constexpr uint64_t fraction_mask = (UINT64_C(1) << fraction_bits) - 1;
 
 } // namespace
 
-uint64_t tick_from_unix_ns(int64_t unix_ns) {
-    if (unix_ns < 0)
-        out_of_range("clock reading " + std::to_string(unix_ns) + " ns");
-    uint64_t ms = uint64_t(unix_ns / ns_per_ms);
-    uint64_t ns_in_ms = uint64_t(unix_ns % ns_per_ms);
-    // ms < 2^48 always holds for an int64 count of nanoseconds (2^63 ns is
-    // about 2^43 ms), so only the lower bound can fail.
-    uint64_t fraction = (ns_in_ms << fraction_bits) / uint64_t(ns_per_ms);
-    return (ms << fraction_bits) | fraction;
-}
+void tick_before_1970(int64_t unix_ns) { out_of_range("clock reading " + std::to_string(unix_ns) + " ns"); }
 
 uint64_t next_tick(uint64_t previous, uint64_t now) {
     if (now > previous)
