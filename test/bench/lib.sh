@@ -5,6 +5,18 @@ source "$(dirname "${BASH_SOURCE[0]}")/../harness/common.sh"
 # with an empty figure): a benchmark that fails must not print a table.
 shopt -s inherit_errexit
 
+# Where make bench writes its report and charts: bench/ for a full run, and
+# for BENCH_QUICK=1 (tiny sizes, figures not to read) a scratch directory,
+# so a quick run can never replace the committed report, nor the README's
+# and docs' tables made from it.
+bench_report_dir() {
+    if [ "${1:-0}" = 1 ]; then
+        scratch_dir bench-quick
+    else
+        echo "$CRID_ROOT/bench"
+    fi
+}
+
 # Starts the benchmark server (extra settings on stdin) and sets BENCH_DIR/PORT.
 bench_server_start() {
     if [ "${BENCH_BUILT:-0}" != 1 ]; then # make bench builds once for all its servers

@@ -6,6 +6,7 @@
 # prerequisite is missing fails under make test instead of skipping.
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/results.sh"
+source "$(dirname "$0")/../bench/lib.sh"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/crid-harness.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
@@ -94,5 +95,13 @@ check "without libfaketime, by hand: the TAP test skips" \
     test "$(faketime_test '')" = "1..0 # SKIP libfaketime is not installed"
 check "without libfaketime, under make test: the TAP test fails" \
     test "$(faketime_test 1 | head -1)" = "not ok 1 - libfaketime is installed (make test requires it for this test)"
+
+# make bench with BENCH_QUICK=1 measures tiny sizes: its report must go
+# elsewhere than bench/, whose report the README's and docs' tables are
+# made from (bench-docs.sh update runs only for a report in bench/).
+quick_dir=$(bench_report_dir 1)
+check "BENCH_QUICK=1 writes its report outside bench/" test -d "$quick_dir" -a "$quick_dir" != "$CRID_ROOT/bench"
+rm -rf "$quick_dir"
+check "a full make bench writes bench/" test "$(bench_report_dir 0)" = "$CRID_ROOT/bench"
 
 checks_done
