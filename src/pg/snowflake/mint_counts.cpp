@@ -1,6 +1,7 @@
 #include "snowflake/mint_counts.hpp"
 
 #include "common/minting.hpp"
+#include "common/pg_compat.hpp"
 #include "common/shared_struct.hpp"
 
 extern "C" {
@@ -25,7 +26,7 @@ pg_atomic_uint64 *entry_for(int64_t node) {
         return cached;
     if (!counts || !MyProc)
         return nullptr;
-    SlotMintCounts &mine = counts[MyProc->pgprocno];
+    SlotMintCounts &mine = counts[compat::my_proc_number()];
     const uint32 wanted = uint32(node + 1);
     for (int i = 0; i < mint_count_entries; ++i) {
         uint32 bound = pg_atomic_read_u32(&mine.node_plus_one[i]);
