@@ -54,6 +54,8 @@ REGRESS               += crid_backfill
 # whose tables it uses).
 REGRESS               += versions
 ISOLATION             += crid_reserve_evict
+# Multi-writer replication: crid's own tables never travel; crid_check().
+REGRESS               += crid_check
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
 

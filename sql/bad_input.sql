@@ -461,6 +461,14 @@ INSERT INTO regress.bad_input VALUES
 ('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '9223372036854775807', '1', 'NULL', 'NULL'], 'null'), -- ahead of the clock: refused, nothing reserved
 ('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '0', '1', 'NULL', '1'], 'null'), -- another epoch: refused
 ('crid_registry_guard()', '{}', '0A000'), -- a PL/pgSQL trigger function: only called as a trigger
+-- Multi-writer replication: crid's own tables, and what crid_check() sees
+('crid_own_tables()', '{}', 'ok'),
+('crid_check()', '{}', 'ok'),
+('crid_publication_fix(oid)', ARRAY['NULL'], '22004'),
+('crid_publication_fix(oid)', ARRAY['0'], 'null'), -- no such publication
+('crid_publication_fix(oid)', ARRAY[$$(SELECT oid FROM pg_class WHERE relname = 'pg_class')$$], 'null'),
+('crid_local_only()', '{}', '0A000'), -- a PL/pgSQL trigger function: only called as a trigger
+('crid_replication_warning()', '{}', '0A000'), -- an event trigger function: only called as one
 ('crid_evicted_before(regclass)', ARRAY['NULL'], '22004'),
 ('crid_evicted_before(regclass)', ARRAY['crid_registry_table()'], 'ok'),
 ('crid_record_eviction(regclass, bigint)', ARRAY['NULL', '0'], '22004'),

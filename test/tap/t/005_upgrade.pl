@@ -2,8 +2,9 @@
 # followed by ALTER EXTENSION crid UPDATE gives exactly the catalog of a fresh
 # CREATE EXTENSION crid (functions with their volatility, strictness,
 # parallel labels, bodies, grants and comments; tables, columns, constraints,
-# indexes; operators, operator classes and families; types; casts; the
-# pg_dump configuration), and the registry's rows survive the update.
+# indexes, triggers; operators, operator classes and families; types; casts;
+# event triggers; the pg_dump configuration), and the registry's rows
+# survive the update.
 use strict;
 use warnings;
 use FindBin;
@@ -54,7 +55,15 @@ SELECT regexp_replace(pg_describe_object(m.classid, m.objid, m.objsubid) || ': '
                 SELECT string_agg(pg_get_indexdef(i.indexrelid), ', ' ORDER BY 1)
                 FROM pg_index i WHERE i.indrelid = c.oid), '')
             || ' view=' || coalesce(pg_get_viewdef(c.oid), '')
+            || ' triggers=' || coalesce((
+                SELECT string_agg(pg_get_triggerdef(tg.oid) || ' enabled=' || tg.tgenabled::text, ', '
+                                  ORDER BY tg.tgname)
+                FROM pg_trigger tg WHERE tg.tgrelid = c.oid AND NOT tg.tgisinternal), '')
         FROM pg_class c WHERE c.oid = m.objid)
+    WHEN 'pg_event_trigger'::regclass THEN (
+        SELECT 'event=' || et.evtevent || ' function=' || et.evtfoid::regprocedure::text
+            || ' enabled=' || et.evtenabled::text || ' tags=' || coalesce(et.evttags::text, '')
+        FROM pg_event_trigger et WHERE et.oid = m.objid)
     WHEN 'pg_operator'::regclass THEN (
         SELECT 'code=' || o.oprcode::regprocedure::text || ' commutator=' || o.oprcom::regoperator::text
             || ' negator=' || o.oprnegate::regoperator::text || ' restrict=' || o.oprrest::text
@@ -98,6 +107,10 @@ $node->safe_psql('fresh', 'CREATE EXTENSION crid');
 my $fresh = $node->safe_psql('fresh', $snapshot);
 like($fresh, qr/function crid_next\(\)/, 'the snapshot lists the members of a fresh install');
 like($fresh, qr/extension: version \Q$default\E/, "a fresh install is at the default version $default");
+like($fresh, qr/table crid_allocations: .* triggers=.*CREATE TRIGGER crid_local_only .* enabled=A/,
+	'the snapshot has the triggers of the extension\'s tables, with when they fire');
+like($fresh, qr/event trigger crid_replication_warning: event=ddl_command_end .*tags=\{"CREATE PUBLICATION"/,
+	'the snapshot has the extension\'s event triggers');
 
 for my $v (@versions)
 {
