@@ -72,6 +72,9 @@ PACKAGES=(postgresql-"$PG" postgresql-server-dev-"$PG" libboost-dev g++ make lib
           # packaging: pg_buildext builds postgresql-<v>-crid in the root;
           # dpkg-buildpackage refuses to start without build-essential
           build-essential postgresql-server-dev-all debhelper dpkg-dev fakeroot git unzip)
+# Multi-writer replication (TAP 040-042) on 15 runs pglogical; 17 and 18
+# subscribe with origin = none, which needs no package.
+[ "$PG" != 15 ] || PACKAGES+=(postgresql-15-pglogical)
 # Installed when the suite has them (a suite can drop a package at any time):
 # PL/Proxy for the shard scale-out test, pg_auto_failover for the highly
 # available registry's (TAP 036).
