@@ -16,6 +16,7 @@ DECLARE
     remote boolean;
     node_setting text;
     registry_table regclass;
+    repair text;
 BEGIN
     -- crid's tables in a publication: a subscriber would apply this
     -- server's registry rows and leases over its own.
@@ -143,22 +144,30 @@ BEGIN
         fix := 'SELECT crid_accept_layout()';
         RETURN NEXT;
     END IF;
+    -- A damaged mark is replaced with a time no earlier than this server's
+    -- newest id: the mark ran up to half crid.clock_borrow_ms ahead of the
+    -- ids, so that much past now covers them unless the clock went back.
+    repair := format('SELECT crid_reset_high_water(now() + interval %L)',
+                     (SELECT g.setting::bigint / 2 FROM pg_catalog.pg_settings g
+                      WHERE g.name = 'crid.clock_borrow_ms') || ' ms');
     IF (stats ->> 'snowflake.high_water_damaged')::bigint = 1 OR (stats ->> 'uuidv7.high_water_damaged')::bigint = 1 THEN
         problem := 'high_water_damaged';
         object := 'crid_high_water';
         detail := 'the high-water mark file crid_high_water is damaged or unreadable, and snowflake_next() and '
-                  'server-ordered UUIDv7 refuse until it is replaced (with a time no earlier than this server''s '
-                  'newest id), or the file restored and the server restarted';
-        fix := 'SELECT crid_reset_high_water(now())';
+                  'server-ordered UUIDv7 refuse until it is replaced with a time no earlier than this server''s '
+                  'newest id (later than the fix''s if the clock went back), or the file restored and the server '
+                  'restarted; the fix replaces crid_registry_mark too';
+        fix := repair;
         RETURN NEXT;
     END IF;
     IF (stats ->> 'crid.registry_mark_damaged')::bigint = 1 THEN
         problem := 'registry_mark_damaged';
         object := 'crid_registry_mark';
         detail := 'the registry mark file crid_registry_mark is damaged or unreadable, and crid_next() refuses until '
-                  'it is replaced (with a time no earlier than this server''s newest id), or the file restored and '
-                  'the server restarted';
-        fix := 'SELECT crid_reset_high_water(now())';
+                  'it is replaced with a time no earlier than this server''s newest id (later than the fix''s if the '
+                  'clock went back), or the file restored and the server restarted; the fix replaces crid_high_water '
+                  'too';
+        fix := repair;
         RETURN NEXT;
     END IF;
 
@@ -166,8 +175,9 @@ BEGIN
     remote := coalesce(st.remote, false);
     node_setting := (SELECT g.reset_val FROM pg_catalog.pg_settings g WHERE g.name = 'crid.node_id');
 
-    -- A static node another live server of the fleet holds.
-    IF (stats ->> 'snowflake.lease_refused')::bigint = 1 THEN
+    -- A static node another live server of the fleet holds (a leasing
+    -- server takes whatever node is free).
+    IF (stats ->> 'snowflake.lease_refused')::bigint = 1 AND node_setting IS DISTINCT FROM 'lease' THEN
         problem := 'node_held_elsewhere';
         object := CASE WHEN node_setting ~ '^[0-9]+$' THEN 'crid.node_id' ELSE 'crid.snowflake_nodes' END;
         detail := format('this server does not mint on a node it is set to: %s',
@@ -179,8 +189,10 @@ BEGIN
         RETURN NEXT;
     END IF;
 
-    -- The registry, as the block reserver last saw it.
-    IF st.state IN ('unreachable', 'failing', 'no_extension', 'no_database', 'bad_table', 'outdated') THEN
+    -- The registry, as the block reserver last saw it (a damaged registry
+    -- mark, above, keeps it failing too).
+    IF st.state IN ('unreachable', 'failing', 'no_extension', 'no_database', 'bad_table', 'outdated')
+       AND NOT (st.state = 'failing' AND (stats ->> 'crid.registry_mark_damaged')::bigint = 1) THEN
         problem := 'registry';
         object := st.registry;
         detail := format('crid''s block reserver cannot use %s (%s)%s: crid_next() serves what it holds and then '
