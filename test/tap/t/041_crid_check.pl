@@ -156,15 +156,19 @@ fixes($node, 'registry_unguarded',
 	qr/^CREATE TRIGGER crid_registry_guard BEFORE INSERT OR UPDATE ON public\.go_allocations FOR EACH ROW EXECUTE FUNCTION public\.crid_registry_guard\(\)$/,
 	db => 'ids');
 is(settled_problems($node, 'ids'), '', 'nothing is wrong in the registry database');
-$node->stop;
 
 # --- a fleet: one static node on two servers, then the registry out of reach ------
-my $registry = crid_node('check_registry');
-my $fleet_conf = sprintf("crid.registry = 'host=%s port=%d dbname=postgres'\ncrid.node_lease_ttl = '15s'\n",
+# The server above is the fleet's registry: its database postgres has crid's
+# tables, whatever registry its own block reserver uses. Leases of 4 s: a
+# node is minted on a TTL and a fifth after it is first taken, and renewed
+# every 1.3 s with 3.2 s to spare on idle servers.
+my $registry = $node;
+my $fleet_conf = sprintf("crid.registry = 'host=%s port=%d dbname=postgres'\ncrid.node_lease_ttl = '4s'\n",
 	$registry->host, $registry->port);
-my $first = crid_node('check_first', conf => $fleet_conf . "crid.node_id = 7\n");
+# The members reserve in the registry, so their own tables need not open.
+my $first = crid_node('check_first', open => 0, conf => $fleet_conf . "crid.node_id = 7\n");
 $first->poll_query_until('postgres', 'SELECT snowflake_next() > 0') or die "check_first does not mint on node 7\n";
-my $second = crid_node('check_second', conf => $fleet_conf . "crid.node_id = 7\n");
+my $second = crid_node('check_second', open => 0, conf => $fleet_conf . "crid.node_id = 7\n");
 ok(defined wait_for_problem($second, 'node_held_elsewhere'), 'node_held_elsewhere: the second server has the row');
 like($second->safe_psql('postgres', "SELECT detail FROM crid_check() WHERE problem = 'node_held_elsewhere'"),
 	qr/Node 7 is held by another live server, [^,]*:\Q@{[ $first->port ]}\E /,
