@@ -33,6 +33,26 @@ bench_server_start() {
 
 bench_psql() { as_pg "$(pg_bindir)/psql" -X -h "$BENCH_DIR" -p "$BENCH_PORT" -d postgres -v ON_ERROR_STOP=1 "$@"; }
 
+# Sets a reloadable setting on the benchmark server ("name = value"; value
+# DEFAULT resets it) and waits until new sessions run with it: the
+# postmaster reloads after pg_reload_conf() returns, and a new session's
+# pg_conf_load_time() is the postmaster's last reload.
+bench_set() {
+    local name=${1%% =*} value=${1#*= } before i
+    before=$(bench_psql -Atq -c "SELECT pg_conf_load_time()")
+    if [ "$value" = DEFAULT ]; then
+        bench_psql -q -c "ALTER SYSTEM RESET $name" -c "SELECT pg_reload_conf()" >/dev/null
+    else
+        bench_psql -q -c "ALTER SYSTEM SET $name = $value" -c "SELECT pg_reload_conf()" >/dev/null
+    fi
+    for i in $(seq 1 100); do
+        [ "$(bench_psql -Atq -c "SELECT pg_conf_load_time() > '$before'")" = t ] && return 0
+        sleep 0.1
+    done
+    echo "bench: the server did not reload after setting $1" >&2
+    return 1
+}
+
 # pgbench against the benchmark server: bench_pgbench [NAME=VALUE...] ARGS...
 # (environment for pgbench first, such as PGOPTIONS=...), printing its
 # output. A pgbench that fails or reports a failed transaction or an aborted

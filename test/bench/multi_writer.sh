@@ -18,7 +18,7 @@ N=${N:-200000}
 ROUNDS=${ROUNDS:-3}
 BATCH=1000
 [ "$N" -ge "$BATCH" ] || N=$BATCH
-MAJOR=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+MAJOR=$(pg_major)
 KIND=native
 [ "$MAJOR" -ge 16 ] || KIND=pglogical
 

@@ -23,16 +23,14 @@ rounds=$([ "$QUICK" = 1 ] && echo 3 || echo 7)
 # reload setting, so each order is measured in its own run of the
 # interleaved table, each with the others beside it again.
 per_id() { # order -> lines "expression|ns|above the floor"
-    bench_psql -q -c "ALTER SYSTEM SET crid.uuidv7_order = '$1'" -c 'SELECT pg_reload_conf()' >/dev/null
-    sleep 0.5
+    bench_set "crid.uuidv7_order = '$1'"
     bench_psql -Atq -F'|' -f "$CRID_ROOT/test/bench/per_row.sql" \
         -c "SELECT expression, ns_per_row, minus_floor_ns
               FROM pg_temp.crid_bench_per_row(ARRAY['uuid_generate_v7()', 'uuidv7()', 'gen_random_uuid()', 'random()'], $n, $rounds)"
 }
 server=$(per_id server)
 backend=$(per_id backend)
-bench_psql -q -c 'ALTER SYSTEM RESET crid.uuidv7_order' -c 'SELECT pg_reload_conf()' >/dev/null
-[ "$(bench_psql -Atq -c "SELECT current_setting('crid.uuidv7_order')")" = server ] || sleep 0.5
+bench_set "crid.uuidv7_order = DEFAULT"
 
 # Leaf density: four sessions insert at once through the column DEFAULT.
 tx=$([ "$QUICK" = 1 ] && echo 20 || echo 1000) per_tx=100

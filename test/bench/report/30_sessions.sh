@@ -59,15 +59,3 @@ pgbench_ids_per_second() {
     [ -n "$tps" ] || { printf '%s\n' "$out" >&2; echo "bench: pgbench printed no tps for $sql" >&2; return 1; }
     awk -v t="$tps" -v n="$per_tx" 'BEGIN { printf "%.0f", t * n }'
 }
-
-# Sets a reloadable setting on the benchmark server ("name = value"; value
-# DEFAULT resets it) and waits for backends to see it.
-bench_set() {
-    local name=${1%% =*} value=${1#*= }
-    if [ "$value" = DEFAULT ]; then
-        bench_psql -q -c "ALTER SYSTEM RESET $name" -c "SELECT pg_reload_conf()" >/dev/null
-    else
-        bench_psql -q -c "ALTER SYSTEM SET $name = $value" -c "SELECT pg_reload_conf()" >/dev/null
-    fi
-    sleep 1
-}
