@@ -74,6 +74,18 @@ check "a suite that ran nothing fails" test "$(line_of tap 0 0 0 '')" = "1 tap: 
 check "a suite with every test reported passes" \
     test "$(line_of isolation 6 0 0 6)" = "0 isolation: 6 passed, 0 failed, 0 skipped"
 
+# The parts of make test PG=<major> and make test-all: a package run that
+# stopped after two of its checks fails by the rest; a part whose log has
+# no closing line fails once.
+printf 'ok - one\nok - two\n' >"$scratch/package.log"
+package_total=$(grep -c '^check "' "$(dirname "$0")/check-package-install.sh")
+check "a package run that stopped after 2 checks fails by the rest" \
+    test "$(package_counts "$scratch/package.log" 1)" = "2 $((package_total - 2))"
+echo "ok 1 - no closing line" >"$scratch/part.log"
+passed=0 failed=0 skipped=0 lines=()
+add_closing part "$scratch/part.log" 0 1
+check "a part without its closing line fails once" test "$passed $failed" = "0 1"
+
 # A TAP test that needs libfaketime, where there is none: skipped when run
 # by hand, a failed assertion under make test.
 cat >"$scratch/needs_faketime.pl" <<'PERL'

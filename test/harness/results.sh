@@ -62,3 +62,33 @@ closing_line() {
     sed -nE 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/p' "$1" | tail -n 1 |
         awk '{ print $1, $2, ($3 == "" ? 0 : $3) }'
 }
+
+# A summary of parts (run-root.sh, run-every-version.sh): `add NAME PASSED
+# FAILED SKIPPED SECONDS` adds a part to the totals passed/failed/skipped
+# and its line to lines[]. Start with: passed=0 failed=0 skipped=0 lines=()
+add() { # name passed failed skipped seconds
+    passed=$((passed + $2)) failed=$((failed + $3)) skipped=$((skipped + $4))
+    lines+=("$(printf '%-22s %4d passed, %d failed, %d skipped (%ss)' "$1:" "$2" "$3" "$4" "$5")")
+}
+
+# Adds a part from the closing line of its log: a log without one counts as
+# one failure, and so does a run that failed without a failed test.
+add_closing() { # name log status seconds
+    local line p f s
+    line=$(closing_line "$2")
+    if [ -n "$line" ]; then read -r p f s <<<"$line"; else p=0 f=1 s=0; fi
+    [ "$3" = 0 ] || [ "$f" != 0 ] || f=1
+    add "$1" "$p" "$f" "$s" "$4"
+}
+
+# "passed failed" of a log of check-package-install.sh that exited with
+# `status`: a run that failed without a failed check fails once, and the
+# checks it never reached count as failed.
+package_counts() { # log status
+    local p f expected
+    read -r p f < <(check_counts "$1")
+    expected=$(grep -c '^check "' "$(dirname "${BASH_SOURCE[0]}")/check-package-install.sh")
+    [ "$2" = 0 ] || [ "$f" != 0 ] || f=1
+    [ $((p + f)) -ge "$expected" ] || f=$((expected - p))
+    echo "$p $f"
+}
