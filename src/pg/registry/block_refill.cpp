@@ -42,6 +42,14 @@ int64_t extra_blocks = 0;
 constexpr int64_t max_extra_blocks = int64_t(ring_blocks) - 4;
 uint64_t waits_seen = 0;
 
+// When backends still wait with the extra blocks at their most, the ring's
+// ids last less than a registry commit: a gene of k bits takes up to 2^k
+// registry ids per id. Then each further wait doubles the block reserved
+// (ids::grown_block_size), so such a loop mints at crid_next()'s speed
+// instead of the worker's commit rate. Like the extra blocks, the growth
+// lasts as long as the worker; it costs a bigger gap after a crash.
+int64_t block_growth = 1;
+
 // The second of the last regression reported: its row is not checked again
 // (one rebuild, one WARNING).
 int64_t regression_reported_ts = -1;
@@ -415,11 +423,14 @@ struct Target {
 Target fill_target(BlockShared *s, const ids::Layout &l) {
     ids::ReservationSettings settings = usable_settings(l);
     Target t;
-    t.size = settings.block_size;
     uint64_t waits = pg_atomic_read_u64(&s->sync_waits);
-    if (waits != waits_seen)
+    if (waits != waits_seen) {
+        if (extra_blocks == max_extra_blocks)
+            block_growth = std::min(block_growth * 2, ids::max_block_growth);
         extra_blocks = std::min(extra_blocks + 4, max_extra_blocks);
+    }
     waits_seen = waits;
+    t.size = ids::grown_block_size(l, settings.block_size, block_growth);
     t.low = settings.threshold + extra_blocks * t.size;
     pg_atomic_write_u64(&s->wake_below, uint64(t.low));
     t.batch_limit = std::min<int64_t>(max_blocks_per_commit, ids::sequence_space(l) / t.size);
@@ -524,10 +535,14 @@ bool refill(int64_t &hold_ms) {
     }
     if (!sync_guard(l))
         return false;
-    Target target = fill_target(s, l);
     pg::CaughtError error;
     int refused_rounds = 0;
-    while (s->server.needs_block(target.low)) {
+    for (;;) {
+        // Planned again each round: backends that waited meanwhile make the
+        // next round reserve more, while this refill is still going.
+        Target target = fill_target(s, l);
+        if (!s->server.needs_block(target.low))
+            break;
         Round r;
         int64_t wanted = 0, now_ts = 0;
         if (!plan_round(r, s, l, target, wanted, now_ts, error))
