@@ -1,7 +1,8 @@
-// Commit-wait UUIDv7 ticks: strictly increasing per caller and across
+// Server-wide UUIDv7 ticks: strictly increasing per caller and across
 // callers that do not overlap (a linearizability check over threads on the
-// real clocks), the offset follows the real clock forward but never back,
-// and the restart floor is respected.
+// real clocks, with compare-and-swap calls, commit-wait calls and both
+// mixed), the offset follows the real clock forward but never back, and the
+// restart floor is respected.
 #include "check.hpp"
 
 #include "../../src/core/clock.hpp"
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace crid::core;
@@ -50,13 +52,13 @@ TEST(unix_ns_of_tick_inverts_tick_from_unix_ns) {
 // Words as the glue builds them when shared memory is built: real minus
 // monotonic time, lifted above a restart floor.
 template <class W>
-void start_words(CommitWaitWords<W> &w, int64_t real, int64_t mono, uint64_t floor_tick) {
+void start_words(ServerClockWords<W> &w, int64_t real, int64_t mono, uint64_t floor_tick) {
     w.target.store(uint64_t(real - mono));
     w.catchup.store(catchup_above(0, mono, floor_tick));
 }
 
 TEST(the_first_tick_comes_after_the_restart_floor) {
-    CommitWaitWords<LocalWord> w;
+    ServerClockWords<LocalWord> w;
     int64_t mono = 5 * ns_per_ms;
     // A floor in the past is no constraint: ids tell real time.
     start_words(w, real_2026_ns, mono, tick_from_unix_ns(real_2026_ns - ns_per_ms));
@@ -69,7 +71,7 @@ TEST(the_first_tick_comes_after_the_restart_floor) {
 }
 
 TEST(ids_ahead_of_real_time_slow_down_until_it_catches_up) {
-    CommitWaitWords<LocalWord> w;
+    ServerClockWords<LocalWord> w;
     int64_t mono = 5 * ns_per_ms;
     start_words(w, real_2026_ns, mono, tick_from_unix_ns(real_2026_ns + 1000 * ns_per_ms));
     int64_t last = ids_clock_ns(w, mono);
@@ -90,11 +92,11 @@ TEST(ids_ahead_of_real_time_slow_down_until_it_catches_up) {
 
 TEST(ticks_increase_and_follow_a_forward_step_but_not_a_backward_one) {
     FakeClocks c;
-    CommitWaitWords<LocalWord> w;
+    ServerClockWords<LocalWord> w;
     start_words(w, c.read_real(), c.mono, 0);
-    CommitWaitLocal local;
+    ServerClockLocal local;
     auto next = [&] {
-        return commit_wait_tick(
+        return server_tick(
             w, local, [&] { return c.read_mono(); }, [&] { return c.read_real(); }, resync);
     };
     uint64_t last = 0;
@@ -124,13 +126,13 @@ TEST(ticks_increase_and_follow_a_forward_step_but_not_a_backward_one) {
 
 TEST(a_jump_below_the_resync_threshold_is_not_followed) {
     FakeClocks c;
-    CommitWaitWords<LocalWord> w;
+    ServerClockWords<LocalWord> w;
     start_words(w, c.read_real(), c.mono, 0);
     uint64_t target = w.target.load();
-    CommitWaitLocal local;
+    ServerClockLocal local;
     c.real_minus_mono += resync / 2;
     c.mono += 2 * ns_per_ms;
-    commit_wait_tick(
+    server_tick(
         w, local, [&] { return c.read_mono(); }, [&] { return c.read_real(); }, resync);
     CHECK_EQ(w.target.load(), target);
 }
@@ -139,12 +141,16 @@ TEST(a_jump_below_the_resync_threshold_is_not_followed) {
 // ended (event eA) before call B started (sB), B's id must exceed A's. Ids
 // are (tick, thread), as the glue makes them (tick, process slot). The
 // monotonic clock is coarsened to 16 us so that threads often read the same
-// tick: without the commit-wait this check fails.
-void check_threads_never_go_below(uint64_t floor_tick) {
+// tick: without the commit-wait or the compare-and-swap this check fails.
+// `mode` starts the mode word: 0 compare-and-swap first, INT64_MAX
+// commit-wait for good; `probe_ns` 0 makes every call after a failed
+// compare-and-swap try it again, so the two kinds of call mix all along.
+void check_threads_never_go_below(uint64_t floor_tick, uint64_t mode = 0, int64_t probe_ns = default_probe_ns) {
     constexpr int threads = 4, per_thread = 20000;
     auto coarse_ns = [] { return steady_ns() & ~INT64_C(0x3FFF); };
-    CommitWaitWords<ThreadWord> words;
+    ServerClockWords<ThreadWord> words;
     start_words(words, wall_clock_ns(), coarse_ns(), floor_tick);
+    words.mode.store(mode);
     std::atomic<uint64_t> events{0};
     struct Call {
         uint64_t start, end, id;
@@ -153,12 +159,12 @@ void check_threads_never_go_below(uint64_t floor_tick) {
     std::vector<std::thread> pool;
     for (int th = 0; th < threads; ++th)
         pool.emplace_back([&, th] {
-            CommitWaitLocal local;
+            ServerClockLocal local;
             auto &mine = calls[size_t(th)];
             mine.reserve(per_thread);
             for (int i = 0; i < per_thread; ++i) {
                 uint64_t s = events.fetch_add(1);
-                uint64_t t = commit_wait_tick(words, local, coarse_ns, wall_clock_ns, resync);
+                uint64_t t = server_tick(words, local, coarse_ns, wall_clock_ns, resync, probe_ns);
                 uint64_t e = events.fetch_add(1);
                 mine.push_back({s, e, (t << 2) | uint64_t(th)});
             }
@@ -193,6 +199,94 @@ TEST(threads_never_return_a_tick_below_one_returned_before) { check_threads_neve
 TEST(threads_never_return_a_tick_below_one_returned_before_while_catching_up) {
     // Ids start 5 s ahead of real time: their clock runs at half speed.
     check_threads_never_go_below(tick_from_unix_ns(wall_clock_ns() + 5000 * ns_per_ms));
+}
+
+TEST(threads_that_only_commit_wait_never_go_below) { check_threads_never_go_below(0, uint64_t(INT64_MAX)); }
+
+TEST(threads_mixing_compare_and_swap_and_commit_wait_never_go_below) {
+    check_threads_never_go_below(0, 0, 0);
+    check_threads_never_go_below(tick_from_unix_ns(wall_clock_ns() + 5000 * ns_per_ms), 0, 0);
+}
+
+// One caller alone keeps to compare-and-swap calls: one clock reading per
+// tick (no commit-wait), and `last` holds what it returned.
+TEST(a_caller_alone_takes_ticks_by_compare_and_swap) {
+    FakeClocks c;
+    ServerClockWords<LocalWord> w;
+    start_words(w, c.read_real(), c.mono, 0);
+    ServerClockLocal local;
+    int readings = 0;
+    auto mono = [&] {
+        ++readings;
+        c.mono += 100; // ~6.5 ticks per call: no two ids share a tick
+        return c.mono;
+    };
+    uint64_t last = 0;
+    for (int i = 0; i < 1000; ++i) {
+        uint64_t t = server_tick(
+            w, local, mono, [&] { return c.read_real(); }, resync);
+        CHECK(t > last);
+        CHECK_EQ(w.last.load(), t);
+        last = t;
+    }
+    CHECK_EQ(w.mode.load(), uint64_t(0));
+    CHECK_EQ(readings, 1000);
+}
+
+// Two ids in one tick: the second goes above `last`, and waits until the
+// clock reaches it rather than run ahead of time.
+TEST(a_compare_and_swap_tick_never_runs_ahead_of_the_clock) {
+    FakeClocks c; // 7 ns per reading: about two readings per tick
+    ServerClockWords<LocalWord> w;
+    start_words(w, c.read_real(), c.mono, 0);
+    ServerClockLocal local;
+    for (int i = 0; i < 1000; ++i) {
+        uint64_t t = server_tick(
+            w, local, [&] { return c.read_mono(); }, [&] { return c.read_real(); }, resync);
+        CHECK(t <= tick_from_unix_ns(ids_clock_ns(w, c.mono)));
+    }
+}
+
+// A word whose next compare-and-swap loses to another process's write.
+struct RacedWord {
+    uint64_t value = 0;
+    uint64_t race = 0; // written just before the next compare_exchange (0: none)
+    uint64_t load() const noexcept { return value; }
+    void store(uint64_t v) noexcept { value = v; }
+    bool compare_exchange(uint64_t &expected, uint64_t desired) noexcept {
+        if (race != 0)
+            value = std::exchange(race, 0);
+        if (value != expected) {
+            expected = value;
+            return false;
+        }
+        value = desired;
+        return true;
+    }
+};
+
+// A failed compare-and-swap (another process took a tick in between)
+// switches calls to commit-wait, and a call probe_ns later switches back.
+TEST(contention_switches_to_commit_wait_and_a_probe_switches_back) {
+    FakeClocks c;
+    ServerClockWords<RacedWord> w;
+    start_words(w, c.read_real(), c.mono, 0);
+    ServerClockLocal local;
+    auto real = [&] { return c.read_real(); };
+    auto mono = [&] { return c.mono += 100; };
+    const uint64_t other = tick_from_unix_ns(ids_clock_ns(w, c.mono)) + 3;
+    w.last.race = other;
+    uint64_t t = server_tick(w, local, mono, real, resync, ns_per_ms);
+    CHECK(t > other);               // above the other process's tick
+    CHECK(w.mode.load() != 0);      // and commit-waiting now
+    CHECK_EQ(w.last.load(), other); // commit-wait calls write nothing
+    uint64_t u = server_tick(w, local, mono, real, resync, ns_per_ms);
+    CHECK(u > t && w.last.load() == other && w.mode.load() != 0);
+    c.mono += 2 * ns_per_ms; // past probe_ns: compare-and-swap again
+    uint64_t v = server_tick(w, local, mono, real, resync, ns_per_ms);
+    CHECK(v > u);
+    CHECK_EQ(w.mode.load(), uint64_t(0));
+    CHECK_EQ(w.last.load(), v);
 }
 
 TEST(slot_bits_cover_every_process_slot) {

@@ -20,6 +20,8 @@ void startup_clock(int64_t mark_ms) {
     int64_t mono = core::monotonic_ns();
     words->target.init(uint64_t(core::wall_clock_ns() - mono));
     words->catchup.init(core::uuidv7::catchup_above(0, mono, core::uuidv7::last_tick_of_ms(mark_ms)));
+    words->last.init(0);
+    words->mode.init(0);
 }
 
 ClockWords *clock_words() noexcept { return words; }
@@ -30,6 +32,9 @@ void raise_clock(int64_t unix_ms, bool exactly) {
     if (exactly) {
         words->target.store(uint64_t(core::wall_clock_ns() - mono));
         words->catchup.store(core::uuidv7::catchup_above(0, mono, tick));
+        // The last compare-and-swap tick belongs to the clock put back:
+        // left there, it would hold every id up until the clock reached it.
+        words->last.store(0);
         return;
     }
     core::advance(words->catchup, [&](uint64_t old) { return core::uuidv7::catchup_above(old, mono, tick); });

@@ -1,8 +1,10 @@
-// The server-wide UUIDv7 clock in shared memory: the two words of the
-// commit-wait design (core/uuidv7_clock.hpp), read on every server-ordered
-// id and written only at start, by a repair or WAL replay, and when the
-// real clock jumps forward. They start above the high-water mark, so ids
-// after a restart or crash are above every id before.
+// The server-wide UUIDv7 clock in shared memory (core/uuidv7_clock.hpp):
+// the clock's two offsets, read on every server-ordered id and written only
+// at start, by a repair or WAL replay, and when the real clock jumps
+// forward; they start above the high-water mark, so ids after a restart or
+// crash are above every id before. Beside them the last tick a
+// compare-and-swap call took, written per id while one backend mints
+// alone, and the mode word that says whether calls compare-and-swap.
 #pragma once
 
 #include "common/postgres_headers.hpp"
@@ -12,7 +14,7 @@
 
 namespace crid::pg::uuidv7 {
 
-using ClockWords = core::uuidv7::CommitWaitWords<SharedWord>;
+using ClockWords = core::uuidv7::ServerClockWords<SharedWord>;
 
 // Shared memory for them: from shmem_request_hook, then in the postmaster
 // at start and after every crash, above `mark_ms` (-1: none).

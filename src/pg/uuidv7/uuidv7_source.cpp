@@ -20,9 +20,9 @@ namespace crid::pg::uuidv7 {
 namespace {
 
 core::LocalWord backend_tick;
-// Server order: this backend's side of the commit-wait clock, and the width
+// Server order: this backend's side of the server clock, and the width
 // of the process-slot field (fixed once the server's limits are known).
-core::uuidv7::CommitWaitLocal commit_wait;
+core::uuidv7::ServerClockLocal clock_local;
 int slot_bits = 0;
 // A real clock ahead of the ids by more than this is followed (NTP step,
 // resumed VM); less is the two clocks' reading noise.
@@ -61,7 +61,7 @@ uint64_t next_tick() {
     ClockWords *words = clock_words();
     if (words && order == order_server) {
         high_water::check_uuidv7();
-        return core::uuidv7::commit_wait_tick(*words, commit_wait, core::monotonic_ns, core::wall_clock_ns, resync_ns);
+        return core::uuidv7::server_tick(*words, clock_local, core::monotonic_ns, core::wall_clock_ns, resync_ns);
     }
     const uint64_t now = core::uuidv7::tick_from_unix_ns(core::wall_clock_ns());
     return core::advance(backend_tick, [now](uint64_t previous) { return core::uuidv7::next_tick(previous, now); });
