@@ -4,11 +4,7 @@
 # so make bench, showing its output: a crash must not become a report.
 section_more() {
     # Their own servers: stop this report's one so they do not share the machine with it.
-    if [ -n "${BENCH_DIR:-}" ]; then
-        stop_server "$BENCH_DIR/data"
-        trap - EXIT
-        BENCH_DIR=
-    fi
+    bench_server_stop
     echo "## Other benchmarks"
     local script
     for script in "$CRID_ROOT"/test/bench/*.sh; do
