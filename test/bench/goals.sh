@@ -12,6 +12,12 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/report/00_helpers.sh"
 export PGOPTIONS='-c client_min_messages=warning'
 QUICK=${BENCH_QUICK:-0}
+# Two servers below, one build.
+if [ "${BENCH_BUILT:-0}" != 1 ]; then
+    ensure_packages
+    build_and_install
+    BENCH_BUILT=1
+fi
 
 n=$([ "$QUICK" = 1 ] && echo 20000 || echo 1000000)
 rounds=$([ "$QUICK" = 1 ] && echo 3 || echo 7)
