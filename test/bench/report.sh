@@ -25,7 +25,8 @@ REPORT="$REPORT_DIR/report.md"
 for f in "$(dirname "$0")"/report/*.sh; do source "$f"; done
 
 steps=(section_machine section_per_id section_goals section_sessions section_cliff section_density section_latency section_versions section_more)
-titles=("machine" "per-id cost" "per-id goals" "throughput from 1, 2 and 4 sessions" "inserts as the index outgrows shared_buffers"
+titles=("machine" "per-id cost" "per-id goals (this machine, and 17 and 18 in their roots)"
+        "throughput from 1, 2 and 4 sessions" "inserts as the index outgrows shared_buffers"
         "index size and leaf density after concurrent inserts" "single-row INSERT latency, fsync on"
         "crid beside each major's own generators (this machine, and 18 in its root)"
         "the other benchmarks (time windows, genes, codecs, registry)")

@@ -5,14 +5,35 @@
 # preloaded; extra settings on stdin (a later line overrides an earlier one,
 # so "fsync = on" undoes lib.sh's fsync = off).
 bench_server_switch() {
+    bench_server_stop
+    bench_server_start >/dev/null
+    bench_psql -q -c "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS pgstattuple;
+                      CREATE SEQUENCE IF NOT EXISTS bench_seq;"
+}
+
+# Ids per second of a pgbench script run by $3 clients for $4 seconds, each
+# transaction minting $2 ids. A failed run fails the caller.
+pgbench_ids_per_second() {
+    local sql=$1 per_tx=$2 clients=$3 secs=$4 script out tps
+    script=$(mktemp "$BENCH_DIR/script.XXXXXX.sql")
+    echo "$sql" >"$script"
+    chmod 644 "$script"
+    out=$(bench_pgbench -n -c "$clients" -j "$clients" -T "$secs" -f "$script")
+    tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$out" | tail -1)
+    [ -n "$tps" ] || { printf '%s\n' "$out" >&2; echo "bench: pgbench printed no tps for $sql" >&2; return 1; }
+    awk -v t="$tps" -v n="$per_tx" 'BEGIN { printf "%.0f", t * n }'
+}
+
+# Stops the section's server, if any, and removes its folder: a section that
+# runs scripts with servers of their own stops it first, so that it does not
+# idle beside the one being measured.
+bench_server_stop() {
     if [ -n "${BENCH_DIR:-}" ]; then
         stop_server "$BENCH_DIR/data"
         as_root rm -rf "$BENCH_DIR"
         trap - EXIT
+        BENCH_DIR=
     fi
-    bench_server_start >/dev/null
-    bench_psql -q -c "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS pgstattuple;
-                      CREATE SEQUENCE IF NOT EXISTS bench_seq;"
 }
 
 # True when the benchmark server has a function of that signature (sections

@@ -46,16 +46,3 @@ section_sessions() {
     echo
     echo "![ids per second by sessions](sessions.svg)"
 }
-
-# Ids per second of a pgbench script run by $3 clients for $4 seconds, each
-# transaction minting $2 ids. A failed run fails the section.
-pgbench_ids_per_second() {
-    local sql=$1 per_tx=$2 clients=$3 secs=$4 script out tps
-    script=$(mktemp "$BENCH_DIR/script.XXXXXX.sql")
-    echo "$sql" >"$script"
-    chmod 644 "$script"
-    out=$(bench_pgbench -n -c "$clients" -j "$clients" -T "$secs" -f "$script")
-    tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$out" | tail -1)
-    [ -n "$tps" ] || { printf '%s\n' "$out" >&2; echo "bench: pgbench printed no tps for $sql" >&2; return 1; }
-    awk -v t="$tps" -v n="$per_tx" 'BEGIN { printf "%.0f", t * n }'
-}
