@@ -3,7 +3,9 @@
 # from one run of test/bench/versions.sh on that major.
 section_versions() {
     local here there
-    here=$("$CRID_ROOT/test/bench/versions.sh")
+    # Its own servers: the previous section's one would idle beside them.
+    bench_server_stop
+    here=$(BENCH_QUICK="$QUICK" "$CRID_ROOT/test/bench/versions.sh")
     there=$("$CRID_ROOT/test/harness/pg-root.sh" 18 run env BENCH_QUICK="$QUICK" test/bench/versions.sh)
     echo "## crid beside each major's own generators"
     echo
