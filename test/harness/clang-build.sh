@@ -14,6 +14,9 @@ compile_objects() {
         shift
     done
     shift
+    # Every source is compiled again, so nothing in the folder is kept: an
+    # object of a source since renamed or removed would be linked as well.
+    rm -rf "$dir"
     mkdir -p "$dir"
     local pids=() src failed=0
     for src in "$@"; do
