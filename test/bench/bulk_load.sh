@@ -32,19 +32,12 @@ column() { # key -> the column definition
 
 # Rows per second of loading n rows into a fresh table by $2 sessions.
 load() { # key sessions -> rows/s
-    local key=$1 sessions=$2 start end pids=() i per=$((n / $2))
+    local key=$1 sessions=$2 per=$((n / $2)) secs got
     bench_psql -q -c "DROP TABLE IF EXISTS bulk" -c "CREATE TABLE bulk ($(column "$key"), payload integer)" -c "CHECKPOINT"
-    start=$(date +%s.%N)
-    for i in $(seq 1 "$sessions"); do
-        bench_psql -q -c "INSERT INTO bulk (payload) SELECT g FROM generate_series(1, $per) g" &
-        pids+=($!)
-    done
-    for i in "${pids[@]}"; do wait "$i" || { echo "bench: a session loading $key failed" >&2; return 1; }; done
-    end=$(date +%s.%N)
-    local got
+    secs=$(sessions_seconds "$sessions" "INSERT INTO bulk (payload) SELECT g FROM generate_series(1, $per) g")
     got=$(bench_psql -Atq -c "SELECT count(DISTINCT id) FROM bulk")
     [ "$got" = $((per * sessions)) ] || { echo "bench: $key: $got distinct keys, not $((per * sessions))" >&2; return 1; }
-    awk -v r=$((per * sessions)) -v a="$start" -v b="$end" 'BEGIN { printf "%.0f\n", r / (b - a) }'
+    awk -v r=$((per * sessions)) -v t="$secs" 'BEGIN { printf "%.0f\n", r / t }'
 }
 
 declare -A rates
@@ -68,11 +61,11 @@ goal() {
 echo "Bulk load of $n rows through the primary key's DEFAULT (rows per second, median of $rounds rounds;"
 echo "x bigserial = rows per second over bigserial's in the same rounds)"
 printf '%-20s %12s %12s %12s %12s  %s\n' "key" "1 session" "x bigserial" "2 sessions" "x bigserial" "goal"
+base_one=$(median ${rates[1,bigserial]})
+base_two=$(median ${rates[2,bigserial]})
 for key in "${keys[@]}"; do
     one=$(median ${rates[1,$key]})
     two=$(median ${rates[2,$key]})
-    base_one=$(median ${rates[1,bigserial]})
-    base_two=$(median ${rates[2,bigserial]})
     awk -v k="$key" -v a="$one" -v b="$two" -v x="$base_one" -v y="$base_two" -v g="$(goal "$key")" 'BEGIN {
         printf "%-20s %12.0f %11.2fx %12.0f %11.2fx  %s\n", k, a, a / x, b, b / y, g }'
 done

@@ -83,16 +83,10 @@ END \$\$" 2>&1)
 
 # Two sessions at once into table $1, timed from outside: rows per second.
 two_sessions_rate() {
-    local table=$1 start end pids=() i
+    local table=$1 secs
     bench_psql -q -c "TRUNCATE $table"
-    start=$(date +%s.%N)
-    for i in 1 2; do
-        bench_psql -q -c "$(insert_sql "$table" "$i")" &
-        pids+=($!)
-    done
-    for p in "${pids[@]}"; do wait "$p" || { echo "genes.sh: a session inserting into $table failed" >&2; return 1; }; done
-    end=$(date +%s.%N)
-    echo "2 $INSERT_N $start $end" | awk '{ printf "%.0f\n", $1 * $2 / ($4 - $3) }'
+    secs=$(sessions_seconds 2 "$(insert_sql "$table" :session)")
+    awk -v n="$INSERT_N" -v t="$secs" 'BEGIN { printf "%.0f\n", 2 * n / t }'
 }
 
 # Medians of INSERT_REPEAT rounds in which every table takes its turn.

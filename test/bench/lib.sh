@@ -81,22 +81,30 @@ per_row_table() {
         -c "SELECT * FROM pg_temp.crid_bench_per_row(ARRAY[${list%,}], ${N:-1000000}, ${ROUNDS:-7})"
 }
 
+# Seconds that $1 sessions take running statement $2 at once, timed from
+# outside; ":session" in it becomes 1, 2, ... A session that fails fails
+# the caller.
+sessions_seconds() {
+    local sessions=$1 sql=$2 start end pids=() i p
+    start=$(date +%s.%N)
+    for i in $(seq 1 "$sessions"); do
+        bench_psql -q -c "${sql//:session/$i}" >/dev/null &
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p" || { echo "bench: a session of $sql failed" >&2; return 1; }; done
+    end=$(date +%s.%N)
+    awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f\n", b - a }'
+}
+
 # Ids per second of `SELECT count(<expr>) FROM (SELECT generate_series(1, n))`
 # run by $1 sessions at once; ":session" in the expression becomes 1, 2, ...
 # The set-returning function in the select list streams its rows, where one
 # in FROM would first materialise all n of them and leave the generator idle
 # meanwhile.
 sessions_rate() {
-    local sessions=$1 expr=$2 n=${SESSION_N:-2000000}
-    local start end pids=() i
-    start=$(date +%s.%N)
-    for i in $(seq 1 "$sessions"); do
-        bench_psql -q -c "SELECT count(${expr//:session/$i}) FROM (SELECT generate_series(1, $n)) AS rows" >/dev/null &
-        pids+=($!)
-    done
-    for p in "${pids[@]}"; do wait "$p" || { echo "bench: a session of $expr failed" >&2; return 1; }; done
-    end=$(date +%s.%N)
-    echo "$sessions $n $start $end" | awk '{ printf "%.0f\n", $1 * $2 / ($4 - $3) }'
+    local sessions=$1 expr=$2 n=${SESSION_N:-2000000} secs
+    secs=$(sessions_seconds "$sessions" "SELECT count($expr) FROM (SELECT generate_series(1, $n)) AS rows")
+    awk -v s="$sessions" -v n="$n" -v t="$secs" 'BEGIN { printf "%.0f\n", s * n / t }'
 }
 
 # Median of the numbers given as arguments.
