@@ -62,6 +62,16 @@ Datum crid_backfill_check_expression(PG_FUNCTION_ARGS) {
     Oid relid = PG_GETARG_OID(0);
     char *column = NameStr(*PG_GETARG_NAME(1));
     char *expression = text_to_cstring(PG_GETARG_TEXT_PP(2));
+    // Called by crid_backfill after its own checks, but any role may call it:
+    // a relation or column that is not there is an ERROR of its kind here too.
+    if (!get_rel_name(relid))
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+                        errmsg("crid_backfill: relation with OID %u does not exist", relid)));
+    AttrNumber attnum = get_attnum(relid, column);
+    if (attnum <= 0)
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                        errmsg("crid_backfill: column \"%s\" of relation %s does not exist", column,
+                               get_rel_name(relid))));
     StringInfoData sql;
     initStringInfo(&sql);
     appendStringInfo(&sql, "SELECT (\n%s\n)", expression);
@@ -88,7 +98,6 @@ Datum crid_backfill_check_expression(PG_FUNCTION_ARGS) {
     error_context_stack = context.previous;
 
     Node *value = reinterpret_cast<Node *>(linitial_node(TargetEntry, query->targetList)->expr);
-    AttrNumber attnum = get_attnum(relid, column);
     Oid coltype, colcollation;
     int32 coltypmod;
     get_atttypetypmodcoll(relid, attnum, &coltype, &coltypmod, &colcollation);
