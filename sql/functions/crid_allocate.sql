@@ -1,6 +1,11 @@
 -- The registry primitive for outside nodes: a block of block_size
 -- sequences of second ts, its start returned. Refused for an evicted second
 -- and for one the registry's continuity check refuses (crid_registry_admit).
+-- SECURITY DEFINER, so an outside node needs EXECUTE on it and no right on
+-- the registry table (EXECUTE is granted to such roles, never to PUBLIC).
+-- Its arguments are two numbers; the table is crid_registry_table(), which
+-- only the server's configuration names, and crid_registry_upsert writes it
+-- as its owner.
 CREATE OR REPLACE FUNCTION crid_allocate(ts bigint, block_size bigint) RETURNS bigint
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp

@@ -20,19 +20,28 @@
 -- older can have been lost without crid seeing the table before. `changed`
 -- says this call found the table changed from the one its state was
 -- written for, and recorded it.
+--
+-- Privileges (docs/security.md): SECURITY DEFINER, since it writes
+-- crid_registry_state, which no caller may write itself; EXECUTE only for
+-- the roles that reserve (a fleet's role). It runs nothing its caller
+-- controls: crid_registry_identity refuses, before anything reads it, a
+-- relation that is not a registry table (crid's own, the one
+-- crid.registry_table names, or one given crid_registry_guard by its
+-- owner), so no state is kept for any other; the newest second is read by
+-- crid_registry_newest as the table's owner; every name is qualified and
+-- search_path holds only pg_catalog and pg_temp.
 CREATE FUNCTION crid_registry_check(registry regclass,
     OUT refused_from_ts bigint, OUT floor_ts bigint, OUT live_max_ts bigint, OUT now_unix_ms bigint,
     OUT epoch timestamptz, OUT max_skew_ms integer, OUT changed_at timestamptz, OUT identity text,
     OUT reason text, OUT changed boolean)
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, @extschema@, pg_temp
+    SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
     name text;
-    sysid text;
     current text;
-    st crid_registry_state;
+    st @extschema@.crid_registry_state;
     now_ms bigint;
     newest bigint;
     start_epoch timestamptz;
@@ -43,57 +52,34 @@ BEGIN
     IF crid_registry_check.registry IS NULL THEN
         RAISE EXCEPTION 'crid_registry_check: registry must not be NULL' USING ERRCODE = '22004';
     END IF;
-    -- It runs as its owner and reads the table: only for a role that may
-    -- write it (a reserving node, or the trigger on its insert).
-    IF NOT has_table_privilege(session_user, crid_registry_check.registry, 'INSERT') THEN
-        RAISE EXCEPTION 'crid_registry_check: permission denied for table %', crid_registry_check.registry
-            USING ERRCODE = '42501';
-    END IF;
-    IF NOT EXISTS (SELECT FROM pg_attribute a
-                    WHERE a.attrelid = crid_registry_check.registry AND a.attname = 'ts'
-                      AND a.atttypid = 'bigint'::regtype AND NOT a.attisdropped)
-       OR NOT EXISTS (SELECT FROM pg_attribute a
-                       WHERE a.attrelid = crid_registry_check.registry AND a.attname = 'next_seq'
-                         AND a.atttypid = 'bigint'::regtype AND NOT a.attisdropped) THEN
-        RAISE EXCEPTION 'crid_registry_check: % is not a registry table', crid_registry_check.registry
-            USING ERRCODE = '22023', DETAIL = 'A registry table has the columns ts bigint and next_seq bigint.';
-    END IF;
-    -- The system identifier costs a read of pg_control: once per session
-    -- (a session never moves to another server).
-    sysid := current_setting('crid_registry.system_identifier', true);
-    IF coalesce(sysid, '') = '' THEN
-        SELECT s.system_identifier::text INTO sysid FROM pg_control_system() s;
-        PERFORM set_config('crid_registry.system_identifier', sysid, false);
-    END IF;
-    SELECT format('%I.%I', n.nspname, c.relname),
-           format('system %s, timeline %s, relation %s file %s', sysid,
-                  ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::integer,
-                  c.oid, pg_relation_filenode(c.oid))
-      INTO name, current
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    -- First, before anything else reads the relation: ERROR 42809 unless it
+    -- is a registry table.
+    current := @extschema@.crid_registry_identity(crid_registry_check.registry);
+    SELECT pg_catalog.format('%I.%I', n.nspname, c.relname) INTO name
+      FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
      WHERE c.oid = crid_registry_check.registry;
     changed := false;
     FOR attempt IN 1 .. 3 LOOP
-        SELECT * INTO st FROM crid_registry_state s WHERE s.registry = name;
-        now_ms := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+        SELECT * INTO st FROM @extschema@.crid_registry_state s WHERE s.registry = name;
+        now_ms := pg_catalog.floor(extract(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint;
         EXIT WHEN FOUND AND st.identity = current;
         -- The identity changed, or the state is new: refuse what lost history
         -- may hold. A concurrent writer may do the same first; the loop then
         -- reads its row.
         skew := coalesce(st.max_skew_ms, 1000);
         start_epoch := coalesce(st.epoch, timestamptz '2026-01-01 00:00:00+00');
-        epoch_ms := floor(extract(epoch FROM start_epoch) * 1000)::bigint;
-        EXECUTE format('SELECT max(ts) FROM %s', crid_registry_check.registry) INTO newest;
+        epoch_ms := pg_catalog.floor(extract(epoch FROM start_epoch) * 1000)::bigint;
+        newest := @extschema@.crid_registry_newest(crid_registry_check.registry);
         new_from := greatest(CASE WHEN st.registry IS NULL
                                   THEN (now_ms - epoch_ms - 2 * skew) / 1000 - 1
                                   ELSE coalesce(newest - (2 * skew + 999) / 1000, 0) END, 0);
-        INSERT INTO crid_registry_state AS s
+        INSERT INTO @extschema@.crid_registry_state AS s
             (registry, identity, epoch, max_skew_ms, refused_from_ts, floor_ts, changed_at, reason)
         VALUES (name, current, start_epoch, skew, new_from, greatest((now_ms - epoch_ms + 2 * skew) / 1000, 0),
-                clock_timestamp(),
+                pg_catalog.clock_timestamp(),
                 CASE WHEN st.registry IS NULL AND newest IS NULL THEN 'a new registry table'
                      WHEN st.registry IS NULL THEN 'a registry table crid had no state for'
-                     ELSE format('the table was %s and is %s', st.identity, current) END)
+                     ELSE pg_catalog.format('the table was %s and is %s', st.identity, current) END)
         ON CONFLICT (registry) DO UPDATE
             SET identity = EXCLUDED.identity,
                 refused_from_ts = least(coalesce(s.refused_from_ts, EXCLUDED.refused_from_ts),
@@ -116,6 +102,7 @@ BEGIN
     identity := st.identity;
     reason := st.reason;
     now_unix_ms := now_ms;
-    live_max_ts := (now_ms - floor(extract(epoch FROM st.epoch) * 1000)::bigint + st.max_skew_ms) / 1000;
+    live_max_ts := (now_ms - pg_catalog.floor(extract(epoch FROM st.epoch) * 1000)::bigint
+                    + st.max_skew_ms) / 1000;
 END
 $$;

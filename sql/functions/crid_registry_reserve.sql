@@ -9,16 +9,17 @@
 -- block reserver reads the reason from crid_registry_check in the same
 -- transaction. The Go library's plain upsert passes the same rule through
 -- the trigger crid_registry_guard. It runs with its caller's rights: the
--- upsert needs INSERT and UPDATE on the registry table, as the plain one does.
+-- caller needs what the plain upsert needs on the registry table (SELECT,
+-- INSERT, UPDATE) and EXECUTE on this function, crid_registry_check and
+-- crid_registry_upsert (a fleet's role: docs/security.md).
 CREATE FUNCTION crid_registry_reserve(registry regclass, ts bigint, amount bigint,
                                       room_limit bigint DEFAULT NULL, epoch_ms bigint DEFAULT NULL)
     RETURNS bigint
     LANGUAGE plpgsql VOLATILE
-    SET search_path = pg_catalog, @extschema@, pg_temp
+    SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c record;
-    block_end bigint;
 BEGIN
     IF crid_registry_reserve.registry IS NULL OR crid_registry_reserve.ts IS NULL
        OR crid_registry_reserve.amount IS NULL THEN
@@ -29,18 +30,14 @@ BEGIN
             crid_registry_reserve.ts, crid_registry_reserve.amount
             USING ERRCODE = '22023', HINT = 'A reservation is of one or more sequences of a second 0 or later.';
     END IF;
-    c := crid_registry_check(crid_registry_reserve.registry);
+    c := @extschema@.crid_registry_check(crid_registry_reserve.registry);
     IF crid_registry_reserve.ts > c.live_max_ts
        OR (c.refused_from_ts IS NOT NULL AND crid_registry_reserve.ts BETWEEN c.refused_from_ts AND c.floor_ts)
        OR (crid_registry_reserve.epoch_ms IS NOT NULL
-           AND (date_part('epoch', c.epoch) * 1000)::bigint <> crid_registry_reserve.epoch_ms) THEN
+           AND (pg_catalog.date_part('epoch', c.epoch) * 1000)::bigint <> crid_registry_reserve.epoch_ms) THEN
         RETURN NULL;
     END IF;
-    EXECUTE format('INSERT INTO %s AS a (ts, next_seq) VALUES ($1, $2) '
-                   'ON CONFLICT (ts) DO UPDATE SET next_seq = a.next_seq + EXCLUDED.next_seq '
-                   'WHERE $3 IS NULL OR a.next_seq <= $3 RETURNING a.next_seq', crid_registry_reserve.registry)
-        INTO block_end
-        USING crid_registry_reserve.ts, crid_registry_reserve.amount, crid_registry_reserve.room_limit;
-    RETURN block_end;
+    RETURN @extschema@.crid_registry_upsert(crid_registry_reserve.registry, crid_registry_reserve.ts,
+                                            crid_registry_reserve.amount, crid_registry_reserve.room_limit);
 END
 $$;

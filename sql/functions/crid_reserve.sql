@@ -7,7 +7,9 @@
 -- then, so reserve long past seconds rather than the current one. Refused
 -- for an evicted second and for one the registry's continuity check refuses
 -- (crid_registry_admit): the seconds a registry that went backwards may
--- have lost reservations of.
+-- have lost reservations of. SECURITY DEFINER for the same reasons as
+-- crid_allocate, and like it granted to the roles that backfill, never to
+-- PUBLIC.
 CREATE OR REPLACE FUNCTION crid_reserve(at timestamptz, n bigint) RETURNS bigint
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp

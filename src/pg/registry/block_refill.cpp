@@ -208,10 +208,18 @@ void view_sink(void *context, int columns, const char *const *v) noexcept {
     std::snprintf(r->reason, sizeof r->reason, "%s", v[8] ? v[8] : "");
 }
 
-// The registry's next_seq of second $1 (no row when it has none).
-void row_sql(char *out, size_t size, const char *table) {
-    std::snprintf(out, size, "SELECT a.next_seq FROM %s a WHERE a.ts OPERATOR(pg_catalog.=) $1::pg_catalog.int8",
-                  table);
+// The registry's next_seq of second $1 (no row when it has none), in table
+// $2 when read here. This server's own registry is read through crid_registry_next_seq,
+// as the table's owner: the worker is a superuser, and the table may belong
+// to a less privileged role (registry_access.cpp). A remote registry is read
+// with the fleet role's own rights, and may be one without crid's C code.
+void row_sql(char *out, size_t size, const Location &where, bool remote) {
+    if (remote)
+        std::snprintf(out, size,
+                      "SELECT a.next_seq FROM %s a WHERE a.ts OPERATOR(pg_catalog.=) $1::pg_catalog.int8",
+                      where.table);
+    else
+        std::snprintf(out, size, "SELECT %s($2::pg_catalog.regclass, $1::pg_catalog.int8)", where.next_seq);
 }
 
 // Makes the registry mark cover a second before any of its ids is served;
@@ -230,7 +238,7 @@ bool cover_mark(int64_t unix_s, int64_t sequence, Failure &failure) {
 // (when wanted) and the reservation.
 struct RoundStatements {
     char check[sizeof Location::check + 400];
-    char row[sizeof Location::table + 160];
+    char row[sizeof Location::table + sizeof Location::next_seq + 200];
     char upsert[sizeof Location::reserve + 200];
     char ts[24], span[24], limit[24], row_ts[24], epoch[24];
     Statement st[3];
@@ -242,7 +250,7 @@ struct RoundStatements {
 
 void build_statements(RoundStatements &q, Round &r, const Location &where, const ids::Layout &l, int64_t now_ts) {
     check_sql(q.check, sizeof q.check, where.check);
-    row_sql(q.row, sizeof q.row, where.table);
+    row_sql(q.row, sizeof q.row, where, session().remote());
     upsert_sql(q.upsert, sizeof q.upsert, where.reserve);
     // The round's blocks are one reservation of r.count blocks: one upsert,
     // one pass of the registry's checks, however many blocks it takes.
@@ -260,7 +268,10 @@ void build_statements(RoundStatements &q, Round &r, const Location &where, const
         r.row_ts = guard.last_ts();
         r.row_end = guard.last_end();
         std::snprintf(q.row_ts, sizeof q.row_ts, "%lld", static_cast<long long>(r.row_ts));
-        q.st[q.count++].set(q.row, {q.row_ts}, int8_sink, &q.checked);
+        if (session().remote())
+            q.st[q.count++].set(q.row, {q.row_ts}, int8_sink, &q.checked);
+        else
+            q.st[q.count++].set(q.row, {q.row_ts, where.table}, int8_sink, &q.checked);
     }
     q.st[q.count++].set(q.upsert, {q.ts, q.span, q.limit, where.table, q.epoch}, int8_sink, &q.end);
 }

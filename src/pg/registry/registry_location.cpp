@@ -114,6 +114,7 @@ Found locate_check(Session &session, Location &out, const char *schema, bool ext
     }
     qualified(out.check, sizeof out.check, schema, "crid_registry_check");
     qualified(out.reserve, sizeof out.reserve, schema, "crid_registry_reserve");
+    qualified(out.next_seq, sizeof out.next_seq, schema, "crid_registry_next_seq");
     return Found::ok;
 }
 
