@@ -387,6 +387,9 @@ INSERT INTO regress.bad_input VALUES
 ('crid_backfill_check_expression(regclass, name, text)', ARRAY[$$'pg_class'$$, 'NULL', $$'1'$$], 'null'),
 ('crid_backfill_check_expression(regclass, name, text)', ARRAY[$$'pg_class'$$, $$'oid'$$, 'NULL'], 'null'),
 ('crid_backfill_check_expression(regclass, name, text)', ARRAY[$$'pg_class'$$, $$'oid'$$, $$'1; DROP TABLE x'$$], '42601'),
+('crid_backfill_check_expression(regclass, name, text)', ARRAY[$$'pg_class'$$, $$'nope'$$, $$'1'$$], '42703'),
+('crid_backfill_check_expression(regclass, name, text)', ARRAY[$$'pg_class'$$, $$'ctid'$$, $$'1'$$], '42703'), -- a system column
+('crid_backfill_check_expression(regclass, name, text)', ARRAY['4294967295', $$'oid'$$, $$'1'$$], '42P01'),
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['NULL', '1'], 'null'),
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['1', 'NULL'], 'null'),
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['4294967295', '-32768'], 'ok'),
@@ -446,21 +449,43 @@ INSERT INTO regress.bad_input VALUES
 ('crid_check_not_evicted(text, bigint, bigint)', ARRAY[$$'f'$$, '2', '2'], 'ok'),
 ('crid_registry_check(regclass)', ARRAY['NULL'], '22004'),
 ('crid_registry_check(regclass)', ARRAY['crid_registry_table()'], 'ok'),
-('crid_registry_check(regclass)', ARRAY[$$'pg_class'$$], '22023'), -- no registry table
+('crid_registry_check(regclass)', ARRAY[$$'pg_class'$$], '42809'), -- no registry table
 ('crid_registry_admit(regclass, bigint)', ARRAY['NULL', '0'], '22004'),
 ('crid_registry_admit(regclass, bigint)', ARRAY['crid_registry_table()', 'NULL'], '22004'),
 ('crid_registry_admit(regclass, bigint)', ARRAY['crid_registry_table()', '0'], 'ok'), -- long past: open
 ('crid_registry_admit(regclass, bigint)', ARRAY['crid_registry_table()', '9223372036854775807'], '55000'), -- ahead of the clock
-('crid_registry_admit(regclass, bigint)', ARRAY[$$'pg_class'$$, '0'], '22023'),
+('crid_registry_admit(regclass, bigint)', ARRAY[$$'pg_class'$$, '0'], '42809'),
 ('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['NULL', '0', '1', 'NULL', 'NULL'], '22004'),
 ('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', 'NULL', '1', 'NULL', 'NULL'], '22004'),
 ('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '0', 'NULL', 'NULL', 'NULL'], '22004'),
 ('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '-1', '1', 'NULL', 'NULL'], '22023'),
 ('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '0', '0', 'NULL', 'NULL'], '22023'),
-('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY[$$'pg_class'$$, '0', '1', 'NULL', 'NULL'], '22023'),
+('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY[$$'pg_class'$$, '0', '1', 'NULL', 'NULL'], '42809'),
 ('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '9223372036854775807', '1', 'NULL', 'NULL'], 'null'), -- ahead of the clock: refused, nothing reserved
 ('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '0', '1', 'NULL', '1'], 'null'), -- another epoch: refused
 ('crid_registry_guard()', '{}', '0A000'), -- a PL/pgSQL trigger function: only called as a trigger
+-- Statements on registry tables: registry tables only (42809), as their owner
+('crid_registry_identity(regclass)', ARRAY['NULL'], '22004'),
+('crid_registry_identity(regclass)', ARRAY['crid_registry_table()'], 'ok'),
+('crid_registry_identity(regclass)', ARRAY[$$'pg_class'$$], '42809'),
+('crid_registry_identity(regclass)', ARRAY['4294967295'], '42P01'), -- no such relation
+('crid_registry_newest(regclass)', ARRAY['NULL'], '22004'),
+('crid_registry_newest(regclass)', ARRAY['crid_registry_table()'], 'ok'),
+('crid_registry_newest(regclass)', ARRAY[$$'pg_class'$$], '42809'),
+('crid_registry_upsert(regclass, bigint, bigint, bigint)', ARRAY['NULL', '1', '1', 'NULL'], '22004'),
+('crid_registry_upsert(regclass, bigint, bigint, bigint)', ARRAY['crid_registry_table()', 'NULL', '1', 'NULL'], '22004'),
+('crid_registry_upsert(regclass, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '1', 'NULL', 'NULL'], '22004'),
+('crid_registry_upsert(regclass, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '12345', '1', 'NULL'], 'ok'), -- a long past second
+('crid_registry_upsert(regclass, bigint, bigint, bigint)', ARRAY[$$'pg_class'$$, '1', '1', 'NULL'], '42809'),
+('crid_registry_next_seq(regclass, bigint)', ARRAY['NULL', '1'], '22004'),
+('crid_registry_next_seq(regclass, bigint)', ARRAY['crid_registry_table()', 'NULL'], '22004'),
+('crid_registry_next_seq(regclass, bigint)', ARRAY['crid_registry_table()', '(SELECT max(ts) FROM crid_allocations)'], 'ok'),
+('crid_registry_next_seq(regclass, bigint)', ARRAY['crid_registry_table()', '-1'], 'null'), -- no row
+('crid_registry_next_seq(regclass, bigint)', ARRAY[$$'pg_class'$$, '1'], '42809'),
+('crid_registry_evict(regclass, bigint)', ARRAY['NULL', '0'], '22004'),
+('crid_registry_evict(regclass, bigint)', ARRAY['crid_registry_table()', 'NULL'], '22004'),
+('crid_registry_evict(regclass, bigint)', ARRAY['crid_registry_table()', '0'], 'ok'),
+('crid_registry_evict(regclass, bigint)', ARRAY[$$'pg_class'$$, '0'], '42809'),
 -- Multi-writer replication: crid's own tables, and what crid_check() sees
 ('crid_own_tables()', '{}', 'ok'),
 ('crid_check()', '{}', 'ok'),

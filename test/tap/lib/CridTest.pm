@@ -11,7 +11,7 @@ use PostgreSQL::Test::Utils;
 use Test::More ();
 use Exporter 'import';
 
-our @EXPORT = qw(crid_node registry_open psql_start psql_finish run_in_parallel fake_clock go_client_sql id_tally);
+our @EXPORT = qw(crid_node registry_open fleet_grants psql_start psql_finish run_in_parallel fake_clock go_client_sql id_tally);
 
 # A started node with crid preloaded (unless preload => 0), the extension
 # created in "postgres", and any extra settings appended to its config;
@@ -55,6 +55,20 @@ SELECT c.refused_from_ts IS NULL
   FROM $schema.crid_registry_check('$table') c})
 	  or die 'the registry of ' . $node->name . " did not open\n";
 	return;
+}
+
+# The grants docs/security.md gives a fleet's role on a registry server with
+# crid installed, and nothing more: its tables, and the three functions of a
+# reservation.
+sub fleet_grants
+{
+	my ($role) = @_;
+	return qq{
+GRANT SELECT, INSERT, UPDATE ON crid_allocations, crid_node_leases TO $role;
+GRANT EXECUTE ON FUNCTION crid_registry_check(regclass),
+    crid_registry_reserve(regclass, bigint, bigint, bigint, bigint),
+    crid_registry_upsert(regclass, bigint, bigint, bigint) TO $role;
+};
 }
 
 # Starts psql in the background on a connection string, each command a -c

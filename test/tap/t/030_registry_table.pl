@@ -52,9 +52,11 @@ is($node->safe_psql('app', 'SELECT crid.crid_registry_table()'), 'crid_allocatio
 	'crid.registry_table = crid_allocations names public.crid_allocations');
 
 # The Go services' table gets the trigger that checks every reservation
-# against the registry's continuity state, from its owner (docs/fleet.md: way 1 of joining a
-# registry Go services already use).
+# against the registry's continuity state, from its owner, whom a superuser
+# granted EXECUTE on the trigger function (docs/fleet.md: way 1 of joining a
+# registry Go services already use; docs/security.md).
 $node->safe_psql('app', 'GRANT USAGE ON SCHEMA crid TO go_service');
+$node->safe_psql('app', 'GRANT EXECUTE ON FUNCTION crid.crid_registry_guard() TO go_service');
 $node->safe_psql('app', 'CREATE TRIGGER crid_registry_guard BEFORE INSERT OR UPDATE ON public.crid_allocations '
 	  . 'FOR EACH ROW EXECUTE FUNCTION crid.crid_registry_guard()', @as_go);
 registry_open($node, 'app', 'public.crid_allocations');

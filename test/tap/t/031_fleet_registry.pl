@@ -41,7 +41,7 @@ for my $setting (sort keys %bad_settings)
 my $registry = crid_node('registry');
 $registry->safe_psql('postgres', q{
 CREATE ROLE crid_fleet LOGIN;
-GRANT SELECT, INSERT, UPDATE ON crid_allocations TO crid_fleet;
+} . fleet_grants('crid_fleet') . q{
 CREATE TABLE go_ids (id bigint);
 });
 my $conninfo = sprintf('host=%s port=%d dbname=postgres user=crid_fleet', $registry->host, $registry->port);

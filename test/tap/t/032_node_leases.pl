@@ -39,7 +39,7 @@ for my $setting (sort keys %bad_settings)
 my $registry = crid_node('lease_registry');
 $registry->safe_psql('postgres', q{
 CREATE ROLE crid_fleet LOGIN;
-GRANT SELECT, INSERT, UPDATE ON crid_allocations, crid_node_leases TO crid_fleet;
+} . fleet_grants('crid_fleet') . q{
 });
 my $conninfo = sprintf('host=%s port=%d dbname=postgres user=crid_fleet', $registry->host, $registry->port);
 my $fleet_conf = "crid.registry = '$conninfo'\ncrid.node_lease_ttl = '8s'\n";

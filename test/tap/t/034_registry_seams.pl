@@ -44,7 +44,7 @@ my $registry = crid_node('seams_registry', open => 0, init => { allows_streaming
 	conf => "crid.registry_database = 'not_the_fleets'\n");
 $registry->safe_psql('postgres', q{
 CREATE ROLE crid_fleet LOGIN;
-GRANT SELECT, INSERT, UPDATE ON crid_allocations, crid_node_leases TO crid_fleet;
+} . fleet_grants('crid_fleet') . q{
 CREATE TABLE go_ids (id bigint);
 GRANT INSERT ON go_ids TO crid_fleet;
 });

@@ -21,7 +21,7 @@ my $ttl_ms = 4000;
 my $registry = crid_node('lease_seams_registry');
 $registry->safe_psql('postgres', q{
 CREATE ROLE crid_fleet LOGIN;
-GRANT SELECT, INSERT, UPDATE ON crid_allocations, crid_node_leases TO crid_fleet;
+} . fleet_grants('crid_fleet') . q{
 });
 my $conninfo = sprintf('host=%s port=%d dbname=postgres user=crid_fleet', $registry->host, $registry->port);
 my $fleet_conf = "crid.registry = '$conninfo'\ncrid.node_lease_ttl = '${ttl_ms}ms'\n";
@@ -29,7 +29,7 @@ my $fleet_conf = "crid.registry = '$conninfo'\ncrid.node_lease_ttl = '${ttl_ms}m
 # the test can keep one from taking its node back for a while.
 $registry->safe_psql('postgres', q{
 CREATE ROLE crid_holder LOGIN;
-GRANT SELECT, INSERT, UPDATE ON crid_allocations, crid_node_leases TO crid_holder;
+} . fleet_grants('crid_holder') . q{
 });
 my $holder_conf = sprintf("crid.registry = 'host=%s port=%d dbname=postgres user=crid_holder'\n",
 	$registry->host, $registry->port);

@@ -33,7 +33,7 @@ note("multi-writer replication: $kind");
 my $registry = crid_node('mw_registry', open => 0);
 $registry->safe_psql('postgres', q{
 CREATE ROLE crid_fleet LOGIN;
-GRANT SELECT, INSERT, UPDATE ON crid_allocations, crid_node_leases TO crid_fleet;
+} . fleet_grants('crid_fleet') . q{
 });
 # Leases of 6 s: a node taken for the first time is minted on a TTL and a
 # fifth later (no lease row shows that nobody else minted on it), mostly
