@@ -50,7 +50,7 @@ DECLARE
     total bigint;
     done bigint := 0;
     batch_no bigint := 0;
-    run_start timestamptz := clock_timestamp();
+    run_start timestamptz := pg_catalog.clock_timestamp();
     rate numeric;
     left_rows bigint;
     eta bigint;        -- seconds left at the current rate
@@ -84,11 +84,11 @@ BEGIN
         RAISE EXCEPTION 'crid_backfill: column "%" of % is a generated column', column_name, rel
             USING ERRCODE = '42809';
     END IF;
-    SELECT array_agg(pg_catalog.quote_ident(a.attname) ORDER BY k.ord),
-           array_agg(pg_catalog.format_type(a.atttypid, a.atttypmod) ORDER BY k.ord)
+    SELECT pg_catalog.array_agg(pg_catalog.quote_ident(a.attname) ORDER BY k.ord),
+           pg_catalog.array_agg(pg_catalog.format_type(a.atttypid, a.atttypmod) ORDER BY k.ord)
     INTO keys, key_types
     FROM pg_catalog.pg_index i
-    CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
+    CROSS JOIN LATERAL pg_catalog.unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
     JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
     WHERE i.indrelid = rel AND i.indisprimary;
     IF keys IS NULL THEN
@@ -106,7 +106,7 @@ BEGIN
     PERFORM @extschema@.crid_backfill_check_expression(rel, column_name, expression);
 
     target := pg_catalog.quote_ident((SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = rel));
-    label := format('%s.%I', rel, column_name);
+    label := pg_catalog.format('%s.%I', rel, column_name);
     lock_key := @extschema@.crid_backfill_lock_key(rel, col.attnum);
     IF NOT pg_catalog.pg_try_advisory_xact_lock(lock_key) THEN
         RAISE EXCEPTION 'crid_backfill: another crid_backfill is filling %', label USING ERRCODE = '55006';
@@ -117,14 +117,14 @@ BEGIN
     -- columns by its unqualified column names. So none may be the table's
     -- name, one of its columns, or occur in the expression.
     LOOP
-        suffix := substr(md5(random()::text || clock_timestamp()::text), 1, 8);
+        suffix := pg_catalog.substr(pg_catalog.md5(pg_catalog.random()::text || pg_catalog.clock_timestamp()::text), 1, 8);
         batch_cte := 'crid_backfill_batch_' || suffix;
         filled_cte := 'crid_backfill_filled_' || suffix;
         key_alias := 'crid_backfill_key_' || suffix || '_';
-        EXIT WHEN strpos(lower(expression), suffix) = 0
+        EXIT WHEN pg_catalog.strpos(pg_catalog.lower(expression), suffix) = 0
               AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a
-                              WHERE a.attrelid = rel AND strpos(lower(a.attname), suffix) > 0)
-              AND strpos(lower((SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = rel)), suffix) = 0;
+                              WHERE a.attrelid = rel AND pg_catalog.strpos(pg_catalog.lower(a.attname), suffix) > 0)
+              AND pg_catalog.strpos(pg_catalog.lower((SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = rel)), suffix) = 0;
     END LOOP;
 
     -- One batch: pick the next batch_size NULL rows (after the cursor: $1,
@@ -133,43 +133,43 @@ BEGIN
     -- expression left NULL, and the keys of rows picked and not written. The
     -- expression sits between parentheses on lines of its own (it was
     -- checked to be one expression).
-    FOREACH after IN ARRAY ARRAY['', format('AND (%s) > (%s)', array_to_string(keys, ', '),
-                                            (SELECT string_agg(format('($1)[%s]::%s', n, key_types[n]), ', ')
-                                             FROM generate_series(1, cardinality(keys)) n))] LOOP
-        batch_sql := batch_sql || format(
+    FOREACH after IN ARRAY ARRAY['', pg_catalog.format('AND (%s) > (%s)', pg_catalog.array_to_string(keys, ', '),
+                                            (SELECT pg_catalog.string_agg(pg_catalog.format('($1)[%s]::%s', n, key_types[n]), ', ')
+                                             FROM pg_catalog.generate_series(1, pg_catalog.cardinality(keys)) n))] LOOP
+        batch_sql := batch_sql || pg_catalog.format(
             'WITH %14$I AS (SELECT %1$s FROM %2$s WHERE %3$I IS NULL %4$s ORDER BY %5$s LIMIT %6$s), '
             '%15$I AS (UPDATE %2$s SET %3$I = (' || E'\n' || '%7$s' || E'\n' || ') '
             'FROM %14$I WHERE (%8$s) = (%9$s) AND %10$s.%3$I IS NULL '
             'RETURNING %10$s.%3$I IS NULL, ARRAY[%11$s]::text[]) '
-            'SELECT (SELECT count(*) FROM %14$I), '
-            '(SELECT count(*) FROM %15$I), '
+            'SELECT (SELECT pg_catalog.count(*) FROM %14$I), '
+            '(SELECT pg_catalog.count(*) FROM %15$I), '
             '(SELECT ARRAY[%12$s]::text[] FROM %14$I ORDER BY %13$s LIMIT 1), '
             '(SELECT f.k FROM %15$I f(n, k) WHERE f.n LIMIT 1), '
-            '(SELECT array_agg(ARRAY[%12$s]::text[]) FROM %14$I WHERE ARRAY[%12$s]::text[] NOT IN (SELECT f.k FROM %15$I f(n, k)))',
-            (SELECT string_agg(format('%s AS %I', k, key_alias || n), ', ') FROM unnest(keys) WITH ORDINALITY u(k, n)),
-            rel, column_name, after, array_to_string(keys, ', '), batch_size, expression,
-            (SELECT string_agg(format('%s.%s', target, k), ', ') FROM unnest(keys) k),
-            (SELECT string_agg(format('%I.%I', batch_cte, key_alias || n), ', ')
-             FROM generate_series(1, cardinality(keys)) n),
+            '(SELECT pg_catalog.array_agg(ARRAY[%12$s]::text[]) FROM %14$I WHERE ARRAY[%12$s]::text[] NOT IN (SELECT f.k FROM %15$I f(n, k)))',
+            (SELECT pg_catalog.string_agg(pg_catalog.format('%s AS %I', k, key_alias || n), ', ') FROM pg_catalog.unnest(keys) WITH ORDINALITY u(k, n)),
+            rel, column_name, after, pg_catalog.array_to_string(keys, ', '), batch_size, expression,
+            (SELECT pg_catalog.string_agg(pg_catalog.format('%s.%s', target, k), ', ') FROM pg_catalog.unnest(keys) k),
+            (SELECT pg_catalog.string_agg(pg_catalog.format('%I.%I', batch_cte, key_alias || n), ', ')
+             FROM pg_catalog.generate_series(1, pg_catalog.cardinality(keys)) n),
             target,
-            (SELECT string_agg(format('%s.%s::text', target, k), ', ') FROM unnest(keys) k),
-            (SELECT string_agg(format('%I::text', key_alias || n), ', ')
-             FROM generate_series(1, cardinality(keys)) n),
-            (SELECT string_agg(format('%I DESC', key_alias || n), ', ')
-             FROM generate_series(1, cardinality(keys)) n),
+            (SELECT pg_catalog.string_agg(pg_catalog.format('%s.%s::text', target, k), ', ') FROM pg_catalog.unnest(keys) k),
+            (SELECT pg_catalog.string_agg(pg_catalog.format('%I::text', key_alias || n), ', ')
+             FROM pg_catalog.generate_series(1, pg_catalog.cardinality(keys)) n),
+            (SELECT pg_catalog.string_agg(pg_catalog.format('%I DESC', key_alias || n), ', ')
+             FROM pg_catalog.generate_series(1, pg_catalog.cardinality(keys)) n),
             batch_cte, filled_cte);
     END LOOP;
     -- The unwritten keys ($1, rows of key texts) as typed rows, for IN.
-    key_match := format('(%s) IN (SELECT %s FROM generate_subscripts($1, 1) i)', array_to_string(keys, ', '),
-                        (SELECT string_agg(format('($1)[i][%s]::%s', n, key_types[n]), ', ')
-                         FROM generate_series(1, cardinality(keys)) n));
+    key_match := pg_catalog.format('(%s) IN (SELECT %s FROM pg_catalog.generate_subscripts($1, 1) i)', pg_catalog.array_to_string(keys, ', '),
+                        (SELECT pg_catalog.string_agg(pg_catalog.format('($1)[i][%s]::%s', n, key_types[n]), ', ')
+                         FROM pg_catalog.generate_series(1, pg_catalog.cardinality(keys)) n));
 
     SELECT s.last_key INTO resume FROM @extschema@.crid_backfill_state s
     WHERE s.relid = rel AND s.attnum = col.attnum AND s.finished_at IS NULL;
     cursor_key := resume;
-    EXECUTE format('SELECT count(*) FROM %s WHERE %I IS NULL', rel, column_name) INTO total;
+    EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM %s WHERE %I IS NULL', rel, column_name) INTO total;
     INSERT INTO @extschema@.crid_backfill_state AS s
-        VALUES (rel, col.attnum, column_name, expression, batch_size, run_start, clock_timestamp(), NULL, 0, total, 0,
+        VALUES (rel, col.attnum, column_name, expression, batch_size, run_start, pg_catalog.clock_timestamp(), NULL, 0, total, 0,
                 NULL, cursor_key, pg_catalog.pg_backend_pid())
     ON CONFLICT (relid, attnum) DO UPDATE
         SET column_name = EXCLUDED.column_name, expression = EXCLUDED.expression, batch_size = EXCLUDED.batch_size,
@@ -178,7 +178,7 @@ BEGIN
             pid = EXCLUDED.pid;
     IF resume IS NOT NULL THEN
         RAISE NOTICE 'crid_backfill %: resuming after primary key (%), % rows to fill', label,
-            array_to_string(resume, ', '), total;
+            pg_catalog.array_to_string(resume, ', '), total;
     END IF;
     COMMIT;
     -- Committing released the lock: take it again in each transaction.
@@ -192,30 +192,30 @@ BEGIN
             USING cursor_key;
         IF null_key IS NOT NULL THEN
             RAISE EXCEPTION 'crid_backfill %: the expression gave NULL for the row with primary key (%)', label,
-                array_to_string(null_key, ', ') USING ERRCODE = '22004',
+                pg_catalog.array_to_string(null_key, ', ') USING ERRCODE = '22004',
                 HINT = 'Such a row would stay NULL and be picked again forever; fix it or the expression, then CALL again.';
         END IF;
         IF unwritten IS NOT NULL THEN
             -- Picked and not written: those another transaction changed or
             -- deleted meanwhile are not NULL any more; the rest would be
             -- picked again forever.
-            EXECUTE format('SELECT count(*), string_agg(k, ''), ('' ORDER BY n) FILTER (WHERE n <= 5) '
-                           'FROM (SELECT array_to_string(ARRAY[%s]::text[], '', '') AS k, '
-                           'row_number() OVER (ORDER BY %s) AS n FROM %s WHERE %I IS NULL AND %s) s',
-                           (SELECT string_agg(format('%s::text', k), ', ') FROM unnest(keys) k),
-                           array_to_string(keys, ', '), rel, column_name, key_match)
+            EXECUTE pg_catalog.format('SELECT pg_catalog.count(*), pg_catalog.string_agg(k, ''), ('' ORDER BY n) FILTER (WHERE n <= 5) '
+                           'FROM (SELECT pg_catalog.array_to_string(ARRAY[%s]::text[], '', '') AS k, '
+                           'pg_catalog.row_number() OVER (ORDER BY %s) AS n FROM %s WHERE %I IS NULL AND %s) s',
+                           (SELECT pg_catalog.string_agg(pg_catalog.format('%s::text', k), ', ') FROM pg_catalog.unnest(keys) k),
+                           pg_catalog.array_to_string(keys, ', '), rel, column_name, key_match)
                 INTO stuck, stuck_keys USING unwritten;
             IF stuck > 0 THEN
-                why := nullif(concat_ws('; ',
-                    (SELECT 'BEFORE UPDATE trigger ' || string_agg(DISTINCT format('%I', t.tgname), ', ')
+                why := nullif(pg_catalog.concat_ws('; ',
+                    (SELECT 'BEFORE UPDATE trigger ' || pg_catalog.string_agg(DISTINCT pg_catalog.format('%I', t.tgname), ', ')
                             || ' may return NULL for them'
                      FROM pg_catalog.pg_trigger t
                      WHERE (t.tgrelid = rel OR t.tgrelid IN (SELECT p.relid FROM pg_catalog.pg_partition_tree(rel) p))
                        AND NOT t.tgisinternal AND t.tgenabled <> 'D'
                        AND t.tgtype::integer & (1 | 2 | 16) = (1 | 2 | 16)),
                     CASE WHEN pg_catalog.row_security_active(rel)
-                         THEN format('row-level security may hide them from UPDATE by %I', current_user) END,
-                    (SELECT 'rule ' || string_agg(format('%I', r.rulename), ', ') || ' may rewrite the UPDATE'
+                         THEN pg_catalog.format('row-level security may hide them from UPDATE by %I', current_user) END,
+                    (SELECT 'rule ' || pg_catalog.string_agg(pg_catalog.format('%I', r.rulename), ', ') || ' may rewrite the UPDATE'
                      FROM pg_catalog.pg_rewrite r WHERE r.ev_class = rel AND r.ev_type = '2')), '');
                 RAISE EXCEPTION 'crid_backfill %: % rows of a batch are still NULL after its UPDATE, such as primary key (%)',
                     label, stuck, stuck_keys USING ERRCODE = '55000',
@@ -230,7 +230,7 @@ BEGIN
             -- The end of a pass. Rows inserted behind the cursor meanwhile
             -- are found by one more pass from the start.
             IF cursor_key IS NOT NULL AND NOT final_pass THEN
-                EXECUTE format('SELECT EXISTS (SELECT FROM %s WHERE %I IS NULL)', rel, column_name) INTO STRICT more;
+                EXECUTE pg_catalog.format('SELECT EXISTS (SELECT FROM %s WHERE %I IS NULL)', rel, column_name) INTO STRICT more;
                 IF more THEN
                     cursor_key := NULL;
                     CONTINUE;
@@ -243,7 +243,7 @@ BEGIN
             -- between looks, so that runs waiting alike never wait on each
             -- other), then make a final pass from the start. A prepared
             -- transaction holding a lock on the table is waited for too.
-            SELECT array_agg(l.virtualxid), string_agg(l.pid::text, ', ' ORDER BY l.pid) INTO waited_for, waiting_pids
+            SELECT pg_catalog.array_agg(l.virtualxid), pg_catalog.string_agg(l.pid::text, ', ' ORDER BY l.pid) INTO waited_for, waiting_pids
             FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
             WHERE l.locktype = 'virtualxid' AND l.granted AND l.pid <> pg_catalog.pg_backend_pid()
               AND a.datid = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())
@@ -252,12 +252,12 @@ BEGIN
                 SELECT DISTINCT 'prepared ' || l.virtualtransaction FROM pg_catalog.pg_locks l
                 WHERE l.locktype = 'relation' AND l.pid IS NULL
                   AND (l.relation = rel OR l.relation IN (SELECT p.relid FROM pg_catalog.pg_partition_tree(rel) p)));
-            IF cardinality(waited_for) > 0 THEN
+            IF pg_catalog.cardinality(waited_for) > 0 THEN
                 RAISE NOTICE 'crid_backfill %: nothing left; waiting for % open now to end before a final pass',
-                    label, CASE cardinality(waited_for) WHEN 1 THEN 'the transaction'
-                                ELSE cardinality(waited_for) || ' transactions' END
-                    USING DETAIL = concat_ws('; ', 'backends ' || waiting_pids,
-                                             CASE WHEN EXISTS (SELECT FROM unnest(waited_for) w WHERE w LIKE 'prepared %')
+                    label, CASE pg_catalog.cardinality(waited_for) WHEN 1 THEN 'the transaction'
+                                ELSE pg_catalog.cardinality(waited_for) || ' transactions' END
+                    USING DETAIL = pg_catalog.concat_ws('; ', 'backends ' || waiting_pids,
+                                             CASE WHEN EXISTS (SELECT FROM pg_catalog.unnest(waited_for) w WHERE w LIKE 'prepared %')
                                                   THEN 'prepared transactions holding a lock on ' || rel END);
             END IF;
             WHILE EXISTS (SELECT FROM pg_catalog.pg_locks l
@@ -277,27 +277,27 @@ BEGIN
         cursor_key := last_picked;
         done := done + filled;
         batch_no := batch_no + 1;
-        rate := round(done / greatest(extract(epoch FROM clock_timestamp() - run_start), 0.001));
+        rate := pg_catalog.round(done / greatest(extract(epoch FROM pg_catalog.clock_timestamp() - run_start), 0.001));
         left_rows := greatest(total - done, 0);
         UPDATE @extschema@.crid_backfill_state s
             SET rows_done = done, batches = batch_no, last_key = cursor_key, rows_per_second = rate,
-                updated_at = clock_timestamp()
+                updated_at = pg_catalog.clock_timestamp()
             WHERE s.relid = rel AND s.attnum = col.attnum;
         COMMIT;
         IF NOT pg_catalog.pg_try_advisory_xact_lock(lock_key) THEN
             RAISE EXCEPTION 'crid_backfill: another crid_backfill took over %', label USING ERRCODE = '55006';
         END IF;
-        eta := CASE WHEN rate > 0 THEN round(left_rows / rate)::bigint END;
+        eta := CASE WHEN rate > 0 THEN pg_catalog.round(left_rows / rate)::bigint END;
         RAISE NOTICE 'crid_backfill %: batch %, % rows done, % left, % rows/s, about % left', label, batch_no, done,
-            left_rows, rate, coalesce(format('%s:%s:%s', eta / 3600, lpad((eta / 60 % 60)::text, 2, '0'),
-                                             lpad((eta % 60)::text, 2, '0')), 'unknown time');
+            left_rows, rate, coalesce(pg_catalog.format('%s:%s:%s', eta / 3600, pg_catalog.lpad((eta / 60 % 60)::text, 2, '0'),
+                                             pg_catalog.lpad((eta % 60)::text, 2, '0')), 'unknown time');
         IF pause > interval '0' THEN
             PERFORM pg_catalog.pg_sleep(extract(epoch FROM pause)::double precision);
         END IF;
     END LOOP;
 
     UPDATE @extschema@.crid_backfill_state s
-        SET finished_at = clock_timestamp(), updated_at = clock_timestamp(), rows_done = done, batches = batch_no,
+        SET finished_at = pg_catalog.clock_timestamp(), updated_at = pg_catalog.clock_timestamp(), rows_done = done, batches = batch_no,
             last_key = NULL
         WHERE s.relid = rel AND s.attnum = col.attnum;
     RAISE NOTICE 'crid_backfill %: done, % rows filled in % batches', label, done, batch_no;
