@@ -2,6 +2,7 @@
 
 #include "common/boundary.hpp"
 #include "common/settings_support.hpp"
+#include "registry/conninfo_check.hpp"
 
 #include "core/registry_table.hpp"
 
@@ -75,6 +76,7 @@ void validate_at_start() {
                                   "postgresql:// URI. Its text is not shown: it may hold a password."),
                         errhint("Keep the password out of it: libpq reads ~/.pgpass of the server's OS user.")));
     PQconninfoFree(options);
+    check_conninfo_with_libpq(registry_text);
 }
 
 bool remote() { return registry_text && registry_text[0] != '\0'; }

@@ -14,8 +14,8 @@ namespace crid::pg::registry {
 void define_settings();
 
 // ERROR naming the setting for a crid.registry that is no libpq connection
-// string; from _PG_init when preloaded, so a bad value stops the server
-// start.
+// string, or whose options libpq refuses (conninfo_check.hpp); from
+// _PG_init when preloaded, so a bad value stops the server start.
 // crid.registry's text is never shown: it may hold a password.
 void validate_at_start();
 
