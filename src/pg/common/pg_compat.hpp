@@ -10,6 +10,7 @@
 extern "C" {
 #include "storage/proc.h"
 #include "utils/fmgroids.h"
+#include "utils/guc_tables.h"
 #include "utils/wait_event.h"
 #if PG_VERSION_NUM >= 170000
 #include "storage/procnumber.h"
@@ -54,6 +55,18 @@ inline void *guc_extra_alloc(size_t size) {
     return guc_malloc(LOG, size);
 #else
     return std::malloc(size);
+#endif
+}
+
+// Every setting PostgreSQL knows (placeholders included) and how many:
+// get_guc_variables() returned the array and GetNumConfigOptions() counted
+// it until 15; from 16 on get_guc_variables() counts it itself.
+inline struct config_generic **guc_variables(int &count) {
+#if PG_VERSION_NUM >= 160000
+    return get_guc_variables(&count);
+#else
+    count = GetNumConfigOptions();
+    return get_guc_variables();
 #endif
 }
 

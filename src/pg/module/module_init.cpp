@@ -5,6 +5,7 @@
 #include "blocks/block_shared.hpp"
 #include "blocks/crid_settings.hpp"
 #include "common/clock_policy.hpp"
+#include "common/start_settings.hpp"
 #include "registry/registry_settings.hpp"
 #include "registry/registry_worker.hpp"
 #include "registry/worker_states.hpp"
@@ -22,17 +23,29 @@ CRID_MODULE_MAGIC;
 void _PG_init(void);
 
 // Only PostgreSQL calls and functions that guard their own C++ run here. When
-// preloaded, a bad snowflake or crid layout is an ERROR here, which stops the server
-// start with a message naming the setting. History on disk that disagrees with
-// valid settings never does: it stops only the minting that depends on it
-// (high_water.hpp, registry_mark.hpp).
+// preloaded, a wrong setting is an ERROR here, which stops the server start
+// with a message naming the setting: a value PostgreSQL refuses or a crid.*
+// name crid does not define (start_settings.hpp), then settings wrong only
+// together (a snowflake or crid layout) or as libpq reads them
+// (crid.registry). History on disk that disagrees with valid settings never
+// does: it stops only the minting that depends on it (high_water.hpp,
+// registry_mark.hpp).
 void _PG_init(void) {
+    // The values waiting in placeholders must be copied before the first
+    // setting is defined: defining it consumes its placeholder.
+    const bool server_start = crid::pg::start_settings::at_server_start();
+    if (server_start)
+        crid::pg::start_settings::remember_placeholders();
     crid::pg::uuidv7::define_settings();
     crid::pg::snowflake::define_settings();
     crid::pg::crid_ids::define_settings();
     crid::pg::registry::define_settings();
     crid::pg::define_clock_settings();
     crid::pg::time_predicates::init(process_shared_preload_libraries_in_progress);
+    // Before MarkGUCPrefixReserved, which would only warn about a crid.*
+    // name crid does not define and drop it.
+    if (server_start)
+        crid::pg::start_settings::check_remembered();
     MarkGUCPrefixReserved("crid");
     if (process_shared_preload_libraries_in_progress) {
         crid::pg::snowflake::load_server_layout();

@@ -2,6 +2,7 @@
 
 #include "common/boundary.hpp"
 #include "common/settings_support.hpp"
+#include "registry/conninfo_check.hpp"
 
 #include "core/registry_table.hpp"
 
@@ -17,6 +18,9 @@ char *registry_text = nullptr;
 int timeout_setting = 10000;
 int ttl_setting = 30000;
 
+// The settings' own minimums: PostgreSQL refuses a value below them, which
+// at start stops the start (start_settings.hpp) and on a reload keeps the
+// old value.
 constexpr int min_timeout_ms = 100;
 constexpr int min_ttl_ms = 1000;
 constexpr int max_ttl_ms = 3600 * 1000;
@@ -30,19 +34,6 @@ bool table_parsed = false;
 char shown_text[512] = "";
 bool shown_built = false;
 
-// At server start a bad value must stop the start (see validate_at_start):
-// refused by a check hook then, PostgreSQL would only warn and use the
-// default. On a reload it is refused here and the old value stays.
-bool check_at_least(int value, int minimum, const char *what) {
-    if (process_shared_preload_libraries_in_progress || value >= minimum)
-        return true;
-    GUC_check_errdetail("%s must be at least %d ms.", what, minimum);
-    return false;
-}
-bool check_timeout(int *newval, void **, GucSource) {
-    return check_at_least(*newval, min_timeout_ms, "crid.registry_timeout");
-}
-bool check_ttl(int *newval, void **, GucSource) { return check_at_least(*newval, min_ttl_ms, "crid.node_lease_ttl"); }
 } // namespace
 
 void define_settings() {
@@ -53,10 +44,11 @@ void define_settings() {
     DefineCustomIntVariable("crid.registry_timeout",
                             "How long the crid worker waits for a remote registry to connect or answer.",
                             "Past it the worker gives the connection up and connects again.", &timeout_setting, 10000,
-                            0, 3600 * 1000, PGC_SIGHUP, GUC_UNIT_MS, check_timeout, nullptr, nullptr);
+                            min_timeout_ms, 3600 * 1000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("crid.node_lease_ttl", "How long a snowflake node lease lasts without a renewal.",
                             "The worker renews every third of it; minting stops when a lease may have lapsed.",
-                            &ttl_setting, 30000, 0, max_ttl_ms, PGC_SIGHUP, GUC_UNIT_MS, check_ttl, nullptr, nullptr);
+                            &ttl_setting, 30000, min_ttl_ms, max_ttl_ms, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
+                            nullptr);
     DefineCustomStringVariable("crid.registry_database",
                                "Database whose crid_allocations table the background worker reserves blocks in.",
                                nullptr, &database_text, "postgres", fixed, 0, nullptr, nullptr, nullptr);
@@ -69,29 +61,22 @@ void define_settings() {
 }
 
 void validate_at_start() {
-    if (remote()) {
-        char *error = nullptr;
-        PQconninfoOption *options = PQconninfoParse(registry_text, &error);
-        // libpq's message may quote a piece of the text, which may be a
-        // piece of a password: say what is wrong without it.
-        if (error)
-            PQfreemem(error);
-        if (!options)
-            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                            errmsg("crid.registry is not a valid libpq connection string"),
-                            errdetail("Write it as keyword=value pairs (host=... port=... dbname=... user=...) or as a "
-                                      "postgresql:// URI. Its text is not shown: it may hold a password."),
-                            errhint("Keep the password out of it: libpq reads ~/.pgpass of the server's OS user.")));
-        PQconninfoFree(options);
-    }
-    if (timeout_setting < min_timeout_ms)
+    if (!remote())
+        return;
+    char *error = nullptr;
+    PQconninfoOption *options = PQconninfoParse(registry_text, &error);
+    // libpq's message may quote a piece of the text, which may be a
+    // piece of a password: say what is wrong without it.
+    if (error)
+        PQfreemem(error);
+    if (!options)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("crid.registry_timeout (%d ms) is below its minimum of %d ms", timeout_setting,
-                               min_timeout_ms)));
-    if (ttl_setting < min_ttl_ms)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("crid.node_lease_ttl (%d ms) is below its minimum of %d ms", ttl_setting, min_ttl_ms),
-                        errhint("A lease is renewed every third of it; 30s is a good value.")));
+                        errmsg("crid.registry is not a valid libpq connection string"),
+                        errdetail("Write it as keyword=value pairs (host=... port=... dbname=... user=...) or as a "
+                                  "postgresql:// URI. Its text is not shown: it may hold a password."),
+                        errhint("Keep the password out of it: libpq reads ~/.pgpass of the server's OS user.")));
+    PQconninfoFree(options);
+    check_conninfo_with_libpq(registry_text);
 }
 
 bool remote() { return registry_text && registry_text[0] != '\0'; }

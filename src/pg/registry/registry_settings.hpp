@@ -13,9 +13,10 @@ namespace crid::pg::registry {
 // Defines the GUCs; called from _PG_init.
 void define_settings();
 
-// ERROR naming the setting for a malformed crid.registry or an out-of-range
-// timeout or TTL; from _PG_init when preloaded, so a bad value stops the
-// server start. crid.registry's text is never shown: it may hold a password.
+// ERROR naming the setting for a crid.registry that is no libpq connection
+// string, or whose options libpq refuses (conninfo_check.hpp); from
+// _PG_init when preloaded, so a bad value stops the server start.
+// crid.registry's text is never shown: it may hold a password.
 void validate_at_start();
 
 // True when crid.registry names a remote registry.

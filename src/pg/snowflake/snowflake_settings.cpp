@@ -21,9 +21,8 @@ char *epoch_text = nullptr;
 int node_bits = 10;
 int sequence_bits = 12;
 int gene_bits = 0;
-// crid.node_id: a node number (-1: none), 'lease' (node_lease), or at
-// server start text that is neither (node_invalid, refused by
-// check_node_settings so that the start stops).
+// crid.node_id: a node number (-1: none) or 'lease' (node_lease); text that
+// is neither (node_invalid) its check hook refuses.
 constexpr int node_lease = -2, node_invalid = -3;
 char *node_id_text = nullptr;
 int node_id = -1;
@@ -37,12 +36,16 @@ core::NodeSet allowed_nodes;
 core::snowflake::Layout layout;
 LayoutSource loaded_from;
 
-// Called by the GUC machinery: no exception of any kind may leave it.
+// Called by the GUC machinery: no exception of any kind may leave it. Its
+// detail says what is wrong and what the setting takes: at server start it
+// is the message that stops the start (start_settings.hpp).
 bool check_allowed_nodes(char **newval, void **extra, GucSource) {
     core::NodeSet parsed;
     pg::CaughtError error;
     if (!pg::attempt([&] { parsed = core::NodeSet::parse(*newval ? *newval : ""); }, error)) {
-        GUC_check_errdetail("%s", error.message);
+        GUC_check_errdetail("%s. crid.snowflake_nodes lists nodes from 0 to 65535 and ranges of them, separated by "
+                            "commas, such as '0-15,32'; empty means every node.",
+                            error.message);
         return false;
     }
     auto *copy = static_cast<core::NodeSet *>(compat::guc_extra_alloc(sizeof(core::NodeSet)));
@@ -79,8 +82,8 @@ bool check_node_id(char **newval, void **extra, GucSource) {
         if (end != text && errno == 0 && end[strspn(end, " ")] == '\0' && n >= -1 && n <= 65535)
             value = int(n);
     }
-    if (value == node_invalid && !process_shared_preload_libraries_in_progress) {
-        GUC_check_errdetail("crid.node_id is a node number (-1 for none) or 'lease'.");
+    if (value == node_invalid) {
+        GUC_check_errdetail("crid.node_id takes a node number from 0 to 65535, -1 for none, or 'lease'.");
         return false;
     }
     if (value >= 0 && layout_loaded && value > core::snowflake::max_node(layout)) {
@@ -187,12 +190,6 @@ const core::NodeSet &allowed_node_set() { return allowed_nodes; }
 
 void check_node_settings() {
     int64_t max_node = core::snowflake::max_node(layout);
-    if (node_id == node_invalid)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("crid.node_id \"%s\" is neither a node number nor 'lease'", node_id_text),
-                        errhint("Set a node from 0 to %lld, -1 for none, or 'lease' to lease one from the "
-                                "registry.",
-                                static_cast<long long>(max_node))));
     if (node_id > max_node)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("crid.node_id %d is outside the snowflake layout", node_id),

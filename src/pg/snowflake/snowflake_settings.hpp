@@ -40,9 +40,10 @@ const core::NodeSet &allowed_node_set();
 // crid.backfill_node (-1: none): never leased or registered for live minting.
 int backfill_node();
 
-// ERROR naming the setting when crid.node_id is neither a node number nor
-// 'lease', names a node outside the layout, or leases from a
-// crid.snowflake_nodes with no node of the layout; at server start.
+// ERROR naming the setting when crid.node_id names a node outside the
+// layout, or leases from a crid.snowflake_nodes with no node of the layout;
+// at server start. (Text that is neither a node number nor 'lease' its
+// check hook refuses, which at start stops the start as well.)
 void check_node_settings();
 
 // ERROR unless crid.snowflake_nodes lets this server mint for `node`.
