@@ -1,5 +1,7 @@
-# A registry server without the crid extension: the documented
-# script sql/registry/crid_registry_server.sql makes the registry's tables in
+# A registry server without the crid extension: the documented script
+# crid_registry_server.sql, as installed beside the extension (what make
+# installcheck tests; the source tree builds it from sql/registry/), makes
+# the registry's tables in
 # the shapes CREATE EXTENSION crid gives them, and two crid servers plus the
 # Go library's upsert share it with nothing issued twice. The fleet role logs
 # in with a password from a passfile: a wrong one is reported as the
@@ -16,11 +18,11 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $script = "$FindBin::RealBin/../../../sql/registry/crid_registry_server.sql";
-
 # --- a plain registry server, made by the script --------------------------------
 my $registry = PostgreSQL::Test::Cluster->new('plain_registry');
 $registry->init;
+my $script = $registry->config_data('--sharedir') . '/extension/crid_registry_server.sql';
+-f $script or BAIL_OUT("$script is not installed: make install first");
 # The fleet role must give a password; everyone else keeps the test's trust.
 my $hba = $registry->data_dir . '/pg_hba.conf';
 my $trust = slurp_file($hba);
@@ -65,6 +67,33 @@ like($err, qr/crid_allocate: block_size 0 is not positive/, '... and an empty bl
 like($err, qr/ts and block_size must not be NULL/, '... and NULL');
 $registry->safe_psql('postgres', 'DELETE FROM ids.crid_allocations');
 $reference->stop;
+
+# Its privileges (docs/security.md): the SECURITY DEFINER functions belong to
+# the owner of crid_allocations, pin search_path and are nobody's but the
+# grantees'; the fleet role, which may call the check, cannot make it read a
+# relation of its own.
+is( $registry->safe_psql('postgres', q{
+SELECT string_agg(format('%s %s %s %s', p.proname, p.proowner = c.relowner, p.proconfig,
+                         has_function_privilege('public', p.oid, 'EXECUTE')), E'\n' ORDER BY p.proname)
+  FROM pg_proc p, pg_class c
+ WHERE p.pronamespace = 'ids'::regnamespace AND p.prosecdef AND c.oid = 'ids.crid_allocations'::regclass}),
+	join("\n", map { "$_ t {\"search_path=pg_catalog, pg_temp\"} f" } qw(crid_allocate crid_registry_check crid_registry_guard)),
+	'the script\'s SECURITY DEFINER functions: owned by the table\'s owner, search_path pinned, not PUBLIC\'s');
+is( $registry->safe_psql('postgres', q{SELECT count(*) FROM pg_proc
+	WHERE pronamespace = 'ids'::regnamespace AND has_function_privilege('public', oid, 'EXECUTE')}),
+	'0', '... and no function of the script is PUBLIC\'s');
+$registry->safe_psql('postgres', 'CREATE TABLE public.fleet_own (ts bigint PRIMARY KEY, next_seq bigint NOT NULL);'
+	  . ' ALTER TABLE public.fleet_own OWNER TO crid_fleet');
+($ret, $out, $err) = $registry->psql('postgres', q{
+\set VERBOSITY verbose
+SET ROLE crid_fleet;
+CREATE TEMP VIEW v AS SELECT 1::bigint AS ts, 1::bigint AS next_seq;
+SELECT FROM ids.crid_registry_check('pg_temp.v');
+SELECT FROM ids.crid_registry_check('public.fleet_own');
+});
+is(scalar(() = $err =~ /ERROR:\s+42809:/g), 2, 'the fleet role\'s temporary view and own table are no registry tables: 42809');
+is($registry->safe_psql('postgres', 'SELECT string_agg(registry, \',\') FROM ids.crid_registry_state'),
+	'ids.crid_allocations', '... and no state is kept for them');
 
 # --- a server whose passfile holds the wrong password ---------------------------
 my $passfile = PostgreSQL::Test::Utils::tempdir() . '/fleet.pgpass';
