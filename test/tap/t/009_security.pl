@@ -198,14 +198,25 @@ CREATE OPERATOR public.+ (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = public
 }
 
 # --- plant everything an attacker can, as each attacker --------------------
-sub plant
+# What lives as long as the attacker's session: the traps, a temporary view
+# and a temporary table with a trigger.
+sub plant_temporary
 {
 	my ($role) = @_;
-	my $s = "public";
 	return trap_sql("pg_temp", $role) . qq{
 CREATE TEMP VIEW tv AS SELECT pg_temp.trap('temporary view')::int::bigint AS ts, 0::bigint AS next_seq;
 CREATE TEMP TABLE tt (ts bigint PRIMARY KEY, next_seq bigint NOT NULL);
 CREATE TRIGGER planted BEFORE INSERT OR UPDATE OR DELETE ON tt FOR EACH ROW EXECUTE FUNCTION pg_temp.trap_trigger();
+SET search_path = public, pg_catalog, pg_temp;
+};
+}
+
+# And in public, which everyone may create in here.
+sub plant
+{
+	my ($role) = @_;
+	my $s = "public";
+	return plant_temporary($role) . qq{
 CREATE TABLE $s.${role}_t (ts bigint PRIMARY KEY, next_seq bigint NOT NULL, id bigint, v bigint);
 CREATE TRIGGER planted BEFORE INSERT OR UPDATE OR DELETE ON $s.${role}_t
     FOR EACH ROW EXECUTE FUNCTION pg_temp.trap_trigger();
@@ -218,9 +229,8 @@ CREATE VIEW $s.${role}_v AS SELECT ts, next_seq FROM $s.${role}_t;
 CREATE TRIGGER planted INSTEAD OF INSERT OR UPDATE OR DELETE ON $s.${role}_v
     FOR EACH ROW EXECUTE FUNCTION pg_temp.trap_trigger();
 CREATE TABLE $s."${role}_x""); ALTER ROLE $role SUPERUSER; --" (ts bigint, next_seq bigint);
-} . shadows_sql($role, 'pg_temp') . qq{
-SET search_path = public, pg_catalog, pg_temp;
-};
+INSERT INTO $s.${role}_t VALUES (1, 1, 1, NULL);
+} . shadows_sql($role, 'pg_temp');
 }
 
 # Calls every function of crid the role may execute with arguments from a
@@ -326,17 +336,20 @@ for my $role (qw(sec_attacker sec_dbowner))
 	my @ran_as = $err =~ /crid-trap .* ran as (\S+)/g;
 	is_deeply([ grep { $_ ne $role } @ran_as ], [], "$role: no trap of its ran as another role");
 	# Procedures, outside a transaction block: crid_backfill with crafted
-	# names and an expression that is a trap runs as the caller.
-	for my $call (
-		"CALL crid_backfill('public.${role}_t', 'v', 'pg_temp.trap()::int::bigint', 10, '0')",
-		"CALL crid_backfill('public.${role}_v', 'v', '1', 10, '0')",
-		"CALL crid_backfill('pg_temp.tv', 'ts', '1', 10, '0')",
-		qq{CALL crid_backfill('public.${role}_t', '"x"; ALTER ROLE $role SUPERUSER; --', '1', 10, '0')},
-		"CALL crid_backfill('public.${role}_t', 'v', '1); ALTER ROLE $role SUPERUSER; SELECT (1', 10, '0')")
+	# names, and an expression that is a trap, which runs as the caller.
+	($ret, $out, $err) = $node->psql('app',
+		plant_temporary($role) . "CALL crid_backfill('public.${role}_t', 'v', 'pg_temp.trap()::int::bigint', 10, '0')",
+		@{ $as{$role} });
+	is($ret, 0, "$role: crid_backfill with its own expression ran") or diag($err);
+	my @ran = $err =~ /WARNING:\s+crid-trap .* ran as (\S+)/g;
+	ok(@ran && !grep({ $_ ne $role } @ran), "$role: ... the expression and the table's code ran as $role only");
+	for my $refused (
+		[ "CALL crid_backfill('public.${role}_v', 'v', '1', 10, '0')", '42809' ],
+		[ "CALL crid_backfill('pg_temp.tv', 'ts', '1', 10, '0')", '42809' ],
+		[ qq{CALL crid_backfill('public.${role}_t', '"x"; ALTER ROLE $role SUPERUSER; --', '1', 10, '0')}, '42703' ],
+		[ "CALL crid_backfill('public.${role}_t', 'v', '1); ALTER ROLE $role SUPERUSER; SELECT (1', 10, '0')", '42601' ])
 	{
-		($ret, $out, $err) = $node->psql('app', plant($role) . $call, @{ $as{$role} });
-		my @as = $err =~ /crid-trap .* ran as (\S+)/g;
-		is_deeply([ grep { $_ ne $role } @as ], [], "$role: $call ran nothing as another role");
+		is(sqlstate_of(plant_temporary($role) . $refused->[0], $role), $refused->[1], "$role: $refused->[0]: $refused->[1]");
 	}
 	is($node->safe_psql('app', $rights), $rights_before, "$role: every role's rights are what they were");
 	$node->safe_psql('app', "DROP OWNED BY $role");
