@@ -107,8 +107,57 @@ sessions_rate() {
     awk -v s="$sessions" -v n="$n" -v t="$secs" 'BEGIN { printf "%.0f\n", s * n / t }'
 }
 
-# Median of the numbers given as arguments.
-median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# True when $1 is a figure: an integer or a decimal, not empty, not "inf".
+is_number() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; }
+
+# Runs the measurement `cmd...` and sets the variables named before "--" to
+# the numbers it printed on one line, one each, in order:
+#   measure "what it measures" var... -- cmd [arg...]
+# A command that fails, or that prints anything else than one number per
+# variable (nothing, a NULL counter, a missing metric, "inf"), fails here
+# naming what it measured. `read -r a b <<<"$(cmd)"` would go on with the
+# command's failure lost and empty figures that arithmetic reads as zeros.
+# Call it as a statement of its own: after `||`, `&&` or `if`, bash ignores
+# errexit inside it, and a step of cmd that fails would go unnoticed.
+measure() {
+    local _what=$1 _names=() _out _status _fields _i
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        _names+=("$1")
+        shift
+    done
+    shift
+    # errexit stays on in the command: under `x=$(cmd) || ...` a function
+    # would go on past a failed step and print a figure anyway.
+    set +e
+    _out=$(set -e; "$@")
+    _status=$?
+    set -e
+    if [ "$_status" != 0 ]; then
+        echo "bench: $_what failed (exit status $_status)" >&2
+        return 1
+    fi
+    read -r -a _fields <<<"$_out"
+    if [[ $_out == *$'\n'* ]] || [ "${#_fields[@]}" != "${#_names[@]}" ]; then
+        echo "bench: $_what gave \"$_out\" where one line of ${#_names[@]} number(s) was due (${_names[*]})" >&2
+        return 1
+    fi
+    for _i in "${!_names[@]}"; do
+        is_number "${_fields[$_i]}" || { echo "bench: $_what gave \"$_out\": \"${_fields[$_i]}\" is not a figure" >&2; return 1; }
+        printf -v "${_names[$_i]}" '%s' "${_fields[$_i]}"
+    done
+}
+
+# Median of the numbers given as arguments. No argument, or one that is not
+# a number, fails: a median of nothing would print an empty figure.
+median() {
+    local v
+    [ $# -gt 0 ] || { echo "bench: a median of no figures" >&2; return 1; }
+    for v in "$@"; do
+        is_number "$v" || { echo "bench: a median of \"$*\": \"$v\" is not a figure" >&2; return 1; }
+    done
+    printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
 
 # Prints one table row "label | 1 session | 2 sessions | ratio" from medians
 # of ${REPEAT:-3} alternating runs of 1 and 2 sessions.
