@@ -5,16 +5,38 @@ source "$(dirname "${BASH_SOURCE[0]}")/../harness/common.sh"
 # with an empty figure): a benchmark that fails must not print a table.
 shopt -s inherit_errexit
 
-# Where make bench writes its report and charts: bench/ for a full run, and
-# for BENCH_QUICK=1 (tiny sizes, figures not to read) a scratch directory,
-# so a quick run can never replace the committed report, nor the README's
-# and docs' tables made from it.
-bench_report_dir() {
-    if [ "${1:-0}" = 1 ]; then
-        scratch_dir bench-quick
-    else
-        echo "$CRID_ROOT/bench"
-    fi
+# The settings, read from the environment, that shrink what the scripts of
+# test/bench measure: sizes, rounds, repeats, seconds. A make bench run with
+# any of them set (or BENCH_QUICK, or only some sections) measures something
+# else than the report states, so it publishes nothing. check-harness.sh
+# holds this list to the settings the scripts read.
+BENCH_SIZE_SETTINGS=(N ROUNDS REPEAT SESSION_N BULK_N BULK_ROUNDS INSERT_N INSERT_REPEAT
+                     LOOKUP_ROWS SECONDS_EACH LOOKUPS TRAFFIC_N)
+# Settings the scripts read that change no figure: make bench's own, and
+# how long a wait may last before it fails.
+BENCH_OTHER_SETTINGS=(BENCH_BUILT BENCH_DIR REPLICATION_WAIT)
+
+# Prints the settings of this run that make it other than the full,
+# published one ("BENCH_QUICK=1 N=20000"), nothing for a full run.
+bench_shrunk_by() {
+    local name set=()
+    [ "${BENCH_QUICK:-0}" = 0 ] || set+=("BENCH_QUICK=$BENCH_QUICK")
+    [ -z "${BENCH_SECTIONS:-}" ] || set+=("BENCH_SECTIONS='$BENCH_SECTIONS'")
+    for name in "${BENCH_SIZE_SETTINGS[@]}"; do
+        [ -z "${!name:-}" ] || set+=("$name=${!name}")
+    done
+    echo "${set[*]}"
+}
+
+# Publishes the report of a full make bench run that finished, from its
+# scratch folder $1: the README's and docs' blocks rewritten from it first
+# (bench-docs.sh makes every file before it replaces any, and fails on a
+# report that lacks a block), then the report, its charts and their data
+# moved into bench/.
+bench_publish() {
+    local dir=$1
+    "$CRID_ROOT/test/harness/bench-docs.sh" update "$dir/report.md"
+    mv "$dir"/report.md "$dir"/*.svg "$dir"/*.tsv "$CRID_ROOT/bench/"
 }
 
 # Starts the benchmark server (extra settings on stdin) and sets BENCH_DIR/PORT.
