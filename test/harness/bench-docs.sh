@@ -19,6 +19,9 @@
 #       under its heading in the report
 #   <!-- bench-tables:begin --> ... <!-- bench-tables:end -->
 #       the same line, then every section below the same way
+#   <!-- bench-goals:begin --> ... <!-- bench-goals:end -->
+#       the report's "Per-id goals" tables, one per major, as one table: the
+#       ratio of each goal on each major beside its target
 #   <!-- bench:NAME:begin --> ... <!-- bench:NAME:end -->
 #       the output of test/bench/NAME.sh, as the report quotes it (the fenced
 #       block under "### NAME")
@@ -92,6 +95,42 @@ headline_block() {
     done
 }
 
+# The goals tables of the report's "Per-id goals" section, one per major
+# ("### PostgreSQL 15.20"), as one table: a row per goal with its target and
+# its ratio on each major. A goal missing on a major is an error.
+goals_block() {
+    local date table
+    date=$(report_date) || exit 1
+    table=$(awk '
+        function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+        $0 == "## Per-id goals" { inside = 1; next }
+        inside && /^## / { exit }
+        inside && /^### PostgreSQL / { v = $3; majors[++nm] = v; next }
+        inside && v != "" && /^\| / && !/^\| goal \|/ {
+            split($0, f, "|")
+            goal = trim(f[2])
+            if (!(goal in target)) { goals[++ng] = goal; target[goal] = trim(f[5]) }
+            ratio[goal, v] = trim(f[4])
+        }
+        END {
+            if (nm == 0 || ng == 0) exit 1
+            line = "| goal | target |"; rule = "|---|---:|"
+            for (m = 1; m <= nm; m++) { line = line " " majors[m] " |"; rule = rule "---:|" }
+            print line; print rule
+            for (g = 1; g <= ng; g++) {
+                line = "| " goals[g] " | " target[goals[g]] " |"
+                for (m = 1; m <= nm; m++) {
+                    if (!((goals[g], majors[m]) in ratio)) exit 1
+                    line = line " " ratio[goals[g], majors[m]] " |"
+                }
+                print line
+            }
+        }' "$report") || fail "$report has no goal table per major under \"## Per-id goals\", or a goal missing on a major"
+    echo "From \`bench/report.md\` of $date (section \"Per-id goals\", one run of \`test/bench/goals.sh\` per major); \`make bench\` regenerates both."
+    echo
+    echo "$table"
+}
+
 output_block() {
     local out
     out=$(output_of "$1")
@@ -107,6 +146,9 @@ generated() {
     dir=$(mktemp -d)
     headline_block 1 >"$dir/headline" || exit 1
     headline_block "${#HEADLINES[@]}" >"$dir/tables" || exit 1
+    if grep -q '^<!-- bench-goals:begin -->$' "$file"; then
+        goals_block >"$dir/goals" || exit 1
+    fi
     for name in $names; do
         output_block "$name" >"$dir/$name" || exit 1
     done
@@ -116,6 +158,8 @@ generated() {
         /^<!-- bench:end -->$/ { skip = 0 }
         /^<!-- bench-tables:begin -->$/ { print; put(dir "/tables"); skip = 1; next }
         /^<!-- bench-tables:end -->$/ { skip = 0 }
+        /^<!-- bench-goals:begin -->$/ { print; put(dir "/goals"); skip = 1; next }
+        /^<!-- bench-goals:end -->$/ { skip = 0 }
         /^<!-- bench:[a-z_0-9]+:begin -->$/ { print; name = $0; sub(/^<!-- bench:/, "", name); sub(/:begin -->$/, "", name); put(dir "/" name); skip = 1; next }
         /^<!-- bench:[a-z_0-9]+:end -->$/ { skip = 0 }
         !skip { print }' "$file"
