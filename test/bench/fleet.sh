@@ -8,6 +8,7 @@
 # flow. Prints tables; asserts nothing. registry ms/M and us/commit time
 # the worker's reservation transactions (one commit takes several blocks
 # when the reserve runs low); round trips count every registry transaction.
+# shellcheck disable=SC2154 # the counters are set by measure (lib.sh)
 source "$(dirname "$0")/lib.sh"
 if [ "${BENCH_BUILT:-0}" != 1 ]; then
     ensure_packages

@@ -113,6 +113,7 @@ check "without libfaketime, under make test: the TAP test fails" \
 # setting of the benchmark scripts is not the run the pages describe.
 # shrunk_by NAME=VALUE...: what keeps make bench with only those set from
 # publishing.
+# shellcheck disable=SC2163 # "$@" are NAME=VALUE words
 shrunk_by() { (unset BENCH_QUICK BENCH_SECTIONS "${BENCH_SIZE_SETTINGS[@]}"; [ $# = 0 ] || export "$@"; bench_shrunk_by); }
 check "make bench without settings is a full run, published" test -z "$(shrunk_by)"
 check "make bench with BENCH_QUICK=0 is a full run, published" test -z "$(shrunk_by BENCH_QUICK=0)"
