@@ -8,6 +8,7 @@
 # flow. Prints tables; asserts nothing. registry ms/M and us/commit time
 # the worker's reservation transactions (one commit takes several blocks
 # when the reserve runs low); round trips count every registry transaction.
+# shellcheck disable=SC2154 # the counters are set by measure (lib.sh)
 source "$(dirname "$0")/lib.sh"
 if [ "${BENCH_BUILT:-0}" != 1 ]; then
     ensure_packages
@@ -44,33 +45,38 @@ counters() {
     on "$@" -Atq -c "SELECT string_agg(value::text, ' ' ORDER BY metric) FROM crid_stats() WHERE family = 'crid'
                      AND metric IN ('blocks_reserved', 'ids_served', 'registry_commits', 'registry_round_trips', 'registry_us_total', 'sync_waits')"
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # Warm-up: each worker grows its reserve to the rate it sees.
 for s in "local $LOCAL_PORT" "remote $REMOTE_PORT"; do
     on $s -q -c "SELECT count(crid_next()) FROM generate_series(1, 3000000)" >/dev/null
 done
-read -r lb0 ls0 lc0 lr0 lu0 lw0 <<<"$(counters local "$LOCAL_PORT")"
-read -r rb0 rs0 rc0 rr0 ru0 rw0 <<<"$(counters remote "$REMOTE_PORT")"
+measure "the local server's crid counters before the rounds" lb0 ls0 lc0 lr0 lu0 lw0 -- counters local "$LOCAL_PORT"
+measure "the remote server's crid counters before the rounds" rb0 rs0 rc0 rr0 ru0 rw0 -- counters remote "$REMOTE_PORT"
 local_ns=() remote_ns=()
 for _ in $(seq 1 "$ROUNDS"); do # interleaved, so load changes hit both alike
     local_ns+=("$(per_row_ns local "$LOCAL_PORT")")
     remote_ns+=("$(per_row_ns remote "$REMOTE_PORT")")
 done
-read -r lb1 ls1 lc1 lr1 lu1 lw1 <<<"$(counters local "$LOCAL_PORT")"
-read -r rb1 rs1 rc1 rr1 ru1 rw1 <<<"$(counters remote "$REMOTE_PORT")"
-lm=$(printf '%s\n' "${local_ns[@]}" | median)
-rm_=$(printf '%s\n' "${remote_ns[@]}" | median)
+measure "the local server's crid counters after the rounds" lb1 ls1 lc1 lr1 lu1 lw1 -- counters local "$LOCAL_PORT"
+measure "the remote server's crid counters after the rounds" rb1 rs1 rc1 rr1 ru1 rw1 -- counters remote "$REMOTE_PORT"
+lm=$(median "${local_ns[@]}")
+rm_=$(median "${remote_ns[@]}")
+block_size=$(on local "$LOCAL_PORT" -Atq -c 'SHOW crid.block_size')
+# A server that served no id over the rounds has no traffic per id to show.
+[ $((ls1 - ls0)) -gt 0 ] && [ $((rs1 - rs0)) -gt 0 ] ||
+    { echo "fleet.sh: ids_served did not move over the rounds (local $ls0 -> $ls1, remote $rs0 -> $rs1)" >&2; exit 1; }
 
 echo "crid_next() per-row cost, local vs remote registry (median of $ROUNDS interleaved rounds of $N rows;"
-echo "block size $(on local "$LOCAL_PORT" -Atq -c 'SHOW crid.block_size'); traffic counted over the rounds)"
+echo "block size $block_size; traffic counted over the rounds)"
 printf '%-26s %10s %7s %12s %14s %14s %10s %6s\n' "registry" "ns/row" "ratio" "blocks/M ids" "round trips/M" "registry ms/M" "us/commit" "waits"
+# A server that committed no reservation over the rounds has no time per
+# commit to show: "-", not a zero.
 row() {
     local name=$1 ns=$2 b=$3 s=$4 c=$5 r=$6 u=$7 w=$8
     awk -v name="$name" -v ns="$ns" -v base="$lm" -v b="$b" -v s="$s" -v c="$c" -v r="$r" -v u="$u" -v w="$w" 'BEGIN {
-        m = (s > 0) ? 1e6 / s : 0
-        trip = (c > 0) ? u / c : 0
-        printf "%-26s %10.1f %7.2f %12.1f %14.1f %14.1f %10.0f %6d\n", name, ns, ns / base, b * m, r * m, u * m / 1000, trip, w
+        m = 1e6 / s
+        trip = (c > 0) ? sprintf("%.0f", u / c) : "-"
+        printf "%-26s %10.1f %7.2f %12.1f %14.1f %14.1f %10s %6d\n", name, ns, ns / base, b * m, r * m, u * m / 1000, trip, w
     }'
 }
 row "local (SPI)" "$lm" $((lb1 - lb0)) $((ls1 - ls0)) $((lc1 - lc0)) $((lr1 - lr0)) $((lu1 - lu0)) $((lw1 - lw0))

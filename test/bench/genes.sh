@@ -228,14 +228,17 @@ done
 # counts them, skipped ones included) per id returned.
 served() { bench_psql -Atq -c "SELECT value FROM crid_stats() WHERE family = 'crid' AND metric = 'ids_served'"; }
 bench_psql -q -c "SELECT count(crid_next()) FROM generate_series(1, 200000)" >/dev/null # warm-up
-echo
-echo "Registry sequence numbers used per crid id returned (${TRAFFIC_N:-500000} ids each; block size $(bench_psql -Atq -c 'SHOW crid.block_size'))"
-printf '%-44s %14s %14s\n' "expression" "per id" "expected"
+block_size=$(bench_psql -Atq -c 'SHOW crid.block_size')
+traffic=()
 for case in "crid_next()|1" "crid_next(hashint8(g) & 15, 4)|8.5" "crid_next(hashint8(g) & 255, 8)|128.5"; do
     expr=${case%|*}
-    before=$(served)
+    measure "ids_served before $expr" before -- served
     bench_psql -q -c "SELECT count($expr) FROM generate_series(1, ${TRAFFIC_N:-500000}) g" >/dev/null
-    after=$(served)
-    printf '%-44s %14s %14s\n' "$expr" "$(awk -v d=$((after - before)) -v n="${TRAFFIC_N:-500000}" 'BEGIN { printf "%.2f", d / n }')" \
-        "${case#*|}"
+    measure "ids_served after $expr" after -- served
+    traffic+=("$(printf '%-44s %14s %14s' "$expr" "$(awk -v d=$((after - before)) -v n="${TRAFFIC_N:-500000}" 'BEGIN { printf "%.2f", d / n }')" \
+        "${case#*|}")")
 done
+echo
+echo "Registry sequence numbers used per crid id returned (${TRAFFIC_N:-500000} ids each; block size $block_size)"
+printf '%-44s %14s %14s\n' "expression" "per id" "expected"
+printf '%s\n' "${traffic[@]}"

@@ -33,11 +33,17 @@ goals_per_row() {
 }
 
 # One goal's row: $1 label, $2 the run's lines, $3 the expression, $4 the
-# one it is divided by, $5 the target.
+# one it is divided by, $5 the target. An expression the run has no figure
+# for fails the row (awk would read it as 0 and print a ratio of 0 or inf).
 ratio_row() {
     awk -F'|' -v label="$1" -v e="$3" -v base="$4" -v target="$5" '
-        { ns[$1] = $2 }
-        END { printf "%s|%.1f ns vs %.1f ns|%.2fx|%s\n", label, ns[e], ns[base], ns[e] / ns[base], target }' <<<"$2"
+        $2 ~ /^[0-9]+(\.[0-9]+)?$/ { ns[$1] = $2 }
+        END {
+            if (!(e in ns) || !(base in ns) || ns[base] == 0) {
+                printf "goals.sh: %s: no figure for %s or %s in the run\n", label, e, base > "/dev/stderr"
+                exit 1
+            }
+            printf "%s|%.1f ns vs %.1f ns|%.2fx|%s\n", label, ns[e], ns[base], ns[e] / ns[base], target }' <<<"$2"
 }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -63,12 +69,9 @@ two=$(median "${twos[@]}")
 bench_server_switch <<<$'crid.node_id = 1\ncrid.snowflake_node_bits = 4\ncrid.snowflake_sequence_bits = 20'
 wide=$(goals_per_row "x" "snowflake_next()" "nextval('bench_seq')")
 
-echo "### PostgreSQL $version"
-echo
-echo "Median of $rounds interleaved rounds over \`generate_series(1, $n) x\`. Load average (1, 5, 15 min)"
-echo "$load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after."
-echo
-{
+# The table is made whole before anything is printed: a row that fails
+# leaves no table behind.
+table=$({
     ratio_row "uuid_generate_v7(), server-wide order" "$server" "uuid_generate_v7()" x "at most 1.35x"
     ratio_row "uuid_generate_v7(), order per backend" "$backend" "uuid_generate_v7()" x "at most 1.25x"
     ratio_row "snowflake_next(), default layout (capped: 4,096 ids/ms = 244 ns/id)" "$server" "snowflake_next()" x "at most 1.8x"
@@ -80,4 +83,12 @@ echo
     awk -v two="$two" -v cap="$cap" -v bits="$seq_bits" 'BEGIN {
         printf "two pgbench sessions on one snowflake node, %d sequence bits|%.2fM ids/s of %.3fM|%.1f%% of the cap|at least 95%%\n",
             bits, two / 1e6, cap / 1e6, 100 * two / cap }'
-} | md_table "goal|measured|ratio|target"
+} | md_table "goal|measured|ratio|target")
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+echo "### PostgreSQL $version"
+echo
+echo "Median of $rounds interleaved rounds over \`generate_series(1, $n) x\`. Load average (1, 5, 15 min)"
+echo "$load_before before, $load_after after."
+echo
+echo "$table"

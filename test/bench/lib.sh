@@ -5,16 +5,38 @@ source "$(dirname "${BASH_SOURCE[0]}")/../harness/common.sh"
 # with an empty figure): a benchmark that fails must not print a table.
 shopt -s inherit_errexit
 
-# Where make bench writes its report and charts: bench/ for a full run, and
-# for BENCH_QUICK=1 (tiny sizes, figures not to read) a scratch directory,
-# so a quick run can never replace the committed report, nor the README's
-# and docs' tables made from it.
-bench_report_dir() {
-    if [ "${1:-0}" = 1 ]; then
-        scratch_dir bench-quick
-    else
-        echo "$CRID_ROOT/bench"
-    fi
+# The settings, read from the environment, that shrink what the scripts of
+# test/bench measure: sizes, rounds, repeats, seconds. A make bench run with
+# any of them set (or BENCH_QUICK, or only some sections) measures something
+# else than the report states, so it publishes nothing. check-harness.sh
+# holds this list to the settings the scripts read.
+BENCH_SIZE_SETTINGS=(N ROUNDS REPEAT SESSION_N BULK_N BULK_ROUNDS INSERT_N INSERT_REPEAT
+                     LOOKUP_ROWS SECONDS_EACH LOOKUPS TRAFFIC_N)
+# Settings the scripts read that change no figure: make bench's own, and
+# how long a wait may last before it fails.
+BENCH_OTHER_SETTINGS=(BENCH_BUILT BENCH_DIR REPLICATION_WAIT)
+
+# Prints the settings of this run that make it other than the full,
+# published one ("BENCH_QUICK=1 N=20000"), nothing for a full run.
+bench_shrunk_by() {
+    local name set=()
+    [ "${BENCH_QUICK:-0}" = 0 ] || set+=("BENCH_QUICK=$BENCH_QUICK")
+    [ -z "${BENCH_SECTIONS:-}" ] || set+=("BENCH_SECTIONS='$BENCH_SECTIONS'")
+    for name in "${BENCH_SIZE_SETTINGS[@]}"; do
+        [ -z "${!name:-}" ] || set+=("$name=${!name}")
+    done
+    echo "${set[*]}"
+}
+
+# Publishes the report of a full make bench run that finished, from its
+# scratch folder $1: the README's and docs' blocks rewritten from it first
+# (bench-docs.sh makes every file before it replaces any, and fails on a
+# report that lacks a block), then the report, its charts and their data
+# moved into bench/.
+bench_publish() {
+    local dir=$1
+    "$CRID_ROOT/test/harness/bench-docs.sh" update "$dir/report.md"
+    mv "$dir"/report.md "$dir"/*.svg "$dir"/*.tsv "$CRID_ROOT/bench/"
 }
 
 # Starts the benchmark server (extra settings on stdin) and sets BENCH_DIR/PORT.
@@ -107,8 +129,57 @@ sessions_rate() {
     awk -v s="$sessions" -v n="$n" -v t="$secs" 'BEGIN { printf "%.0f\n", s * n / t }'
 }
 
-# Median of the numbers given as arguments.
-median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# True when $1 is a figure: an integer or a decimal, not empty, not "inf".
+is_number() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; }
+
+# Runs the measurement `cmd...` and sets the variables named before "--" to
+# the numbers it printed on one line, one each, in order:
+#   measure "what it measures" var... -- cmd [arg...]
+# A command that fails, or that prints anything else than one number per
+# variable (nothing, a NULL counter, a missing metric, "inf"), fails here
+# naming what it measured. `read -r a b <<<"$(cmd)"` would go on with the
+# command's failure lost and empty figures that arithmetic reads as zeros.
+# Call it as a statement of its own: after `||`, `&&` or `if`, bash ignores
+# errexit inside it, and a step of cmd that fails would go unnoticed.
+measure() {
+    local _what=$1 _names=() _out _status _fields _i
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        _names+=("$1")
+        shift
+    done
+    shift
+    # errexit stays on in the command: under `x=$(cmd) || ...` a function
+    # would go on past a failed step and print a figure anyway.
+    set +e
+    _out=$(set -e; "$@")
+    _status=$?
+    set -e
+    if [ "$_status" != 0 ]; then
+        echo "bench: $_what failed (exit status $_status)" >&2
+        return 1
+    fi
+    read -r -a _fields <<<"$_out"
+    if [[ $_out == *$'\n'* ]] || [ "${#_fields[@]}" != "${#_names[@]}" ]; then
+        echo "bench: $_what gave \"$_out\" where one line of ${#_names[@]} number(s) was due (${_names[*]})" >&2
+        return 1
+    fi
+    for _i in "${!_names[@]}"; do
+        is_number "${_fields[$_i]}" || { echo "bench: $_what gave \"$_out\": \"${_fields[$_i]}\" is not a figure" >&2; return 1; }
+        printf -v "${_names[$_i]}" '%s' "${_fields[$_i]}"
+    done
+}
+
+# Median of the numbers given as arguments. No argument, or one that is not
+# a number, fails: a median of nothing would print an empty figure.
+median() {
+    local v
+    [ $# -gt 0 ] || { echo "bench: a median of no figures" >&2; return 1; }
+    for v in "$@"; do
+        is_number "$v" || { echo "bench: a median of \"$*\": \"$v\" is not a figure" >&2; return 1; }
+    done
+    printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
 
 # Prints one table row "label | 1 session | 2 sessions | ratio" from medians
 # of ${REPEAT:-3} alternating runs of 1 and 2 sessions.

@@ -17,6 +17,9 @@ fi
 N=${N:-200000}
 ROUNDS=${ROUNDS:-3}
 BATCH=1000
+# Seconds a round waits for both servers to have every row of the other
+# before it fails.
+REPLICATION_WAIT=${REPLICATION_WAIT:-120}
 [ "$N" -ge "$BATCH" ] || N=$BATCH
 MAJOR=$(pg_major)
 KIND=native
@@ -108,8 +111,10 @@ for _ in $(seq 1 60); do on b -Atq -c 'SELECT snowflake_next() > 0' >/dev/null 2
 on b -Atq -c 'SELECT snowflake_next() > 0' >/dev/null
 
 # Inserts N rows into schema.orders_family on each server given, at once;
-# prints each server's rows/s, then the seconds until every server of the
-# mesh has all the rows (0 for a schema nobody replicates).
+# prints each server's rows/s, then for the replicated schema the seconds
+# until every server of the mesh has all the rows. A server that does not
+# have them after REPLICATION_WAIT seconds fails the round: a wait that gave
+# up is no time to report.
 insert_round() {
     local schema=$1 family=$2 s t0 status=0
     shift 2
@@ -130,46 +135,51 @@ insert_round() {
     [ "$status" = 0 ] || { echo "multi_writer.sh: inserts into $schema.orders_$family failed" >&2; return 1; }
     for s in "${servers[@]}"; do
         awk -v n="$((N / BATCH * BATCH))" '{ printf "%.0f ", n / ($2 - $1) }' "$BENCH_DIR/times.$s"
+        rm "$BENCH_DIR/times.$s"
     done
     if [ "$schema" = mesh ]; then
-        local want i
+        local want i have t1
         for i in "${!servers[@]}"; do
             want=$((before[i] + ${#servers[@]} * (N / BATCH * BATCH)))
-            for _ in $(seq 1 600); do
-                [ "$(on "${servers[$i]}" -Atq -c "SELECT count(*) FROM $schema.orders_$family")" -ge "$want" ] && break
+            for _ in $(seq 1 "$((REPLICATION_WAIT * 5))"); do
+                have=$(on "${servers[$i]}" -Atq -c "SELECT count(*) FROM $schema.orders_$family")
+                [ "$have" -ge "$want" ] && break
                 sleep 0.2
             done
+            [ "$have" -ge "$want" ] || {
+                echo "multi_writer.sh: server ${servers[$i]} has $have of $want rows of $schema.orders_$family after ${REPLICATION_WAIT}s" >&2
+                return 1
+            }
         done
-        awk -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", t1 - t0 }'
-    else
-        echo 0
+        t1=$(date +%s.%N)
+        awk -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.1f", t1 - t0 }'
     fi
+    echo
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 declare -A off_rate on_rate converge alone_rate
 for f in "${FAMILIES[@]}"; do
     offs=() ons=() conv=() alone=()
     for _ in $(seq 1 "$ROUNDS"); do # interleaved, so load changes hit all alike
-        read -r ra rb _ <<<"$(insert_round solo "$f" a b)"
+        measure "$f: two servers inserting, replication off" ra rb -- insert_round solo "$f" a b
         offs+=("$ra" "$rb")
-        read -r ra rb c <<<"$(insert_round mesh "$f" a b)"
+        measure "$f: two servers inserting, replication on" ra rb c -- insert_round mesh "$f" a b
         ons+=("$ra" "$rb")
         conv+=("$c")
-        read -r ra _ <<<"$(insert_round solo "$f" a)"
+        measure "$f: one server inserting alone" ra -- insert_round solo "$f" a
         alone+=("$ra")
     done
-    off_rate[$f]=$(printf '%s\n' "${offs[@]}" | median)
-    on_rate[$f]=$(printf '%s\n' "${ons[@]}" | median)
-    converge[$f]=$(printf '%s\n' "${conv[@]}" | median)
-    alone_rate[$f]=$(printf '%s\n' "${alone[@]}" | median)
+    off_rate[$f]=$(median "${offs[@]}")
+    on_rate[$f]=$(median "${ons[@]}")
+    converge[$f]=$(median "${conv[@]}")
+    alone_rate[$f]=$(median "${alone[@]}")
 done
 serial=()
 for _ in $(seq 1 "$ROUNDS"); do
-    read -r ra _ <<<"$(insert_round solo bigserial a)"
+    measure "bigserial: one server inserting alone" ra -- insert_round solo bigserial a
     serial+=("$ra")
 done
-serial_rate=$(printf '%s\n' "${serial[@]}" | median)
+serial_rate=$(median "${serial[@]}")
 
 echo "Insert throughput per server: two servers writing at once with replication ($KIND) on beside off,"
 echo "and one server writing alone beside bigserial alone (PostgreSQL $MAJOR; medians of $ROUNDS interleaved"

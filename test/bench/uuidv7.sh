@@ -14,8 +14,7 @@ echo
 echo "UUIDv7 ids per second (median of ${REPEAT:-3})"
 printf '%-44s %14s %14s %8s\n' "expression" "1 session" "2 sessions" "ratio"
 scaling_row 'uuid_generate_v7(), server-wide order' 'uuid_generate_v7()'
-bench_psql -q -c "ALTER SYSTEM SET crid.uuidv7_order = 'backend'" -c "SELECT pg_reload_conf()" >/dev/null
-sleep 1
+bench_set "crid.uuidv7_order = 'backend'"
 scaling_row 'uuid_generate_v7(), crid.uuidv7_order=backend' 'uuid_generate_v7()'
-bench_psql -q -c "ALTER SYSTEM RESET crid.uuidv7_order" -c "SELECT pg_reload_conf()" >/dev/null
+bench_set "crid.uuidv7_order = DEFAULT"
 scaling_row 'gen_random_uuid()' 'gen_random_uuid()'

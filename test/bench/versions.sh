@@ -53,21 +53,29 @@ bench_psql -q -c "DROP TABLE dens"
 
 # A table line of an expression measured in run $2 (the per-id output of
 # one order), its ratios to uuidv7() and gen_random_uuid() of the same run.
+# A figure the run lacks fails the line (awk would read it as 0).
 row() { # label run expression density
     awk -F'|' -v l="$1" -v e="$3" -v d="${4%%|*}" -v b="${4##*|}" '
-        { ns[$1] = $2; above[$1] = $3 }
-        END { printf "%s|%.1f|%.1f|%.2fx|%.2fx|%s|%s\n", l, ns[e], above[e], ns[e] / ns["uuidv7()"],
+        $2 ~ /^[0-9]+(\.[0-9]+)?$/ { ns[$1] = $2; above[$1] = $3 }
+        END { if (!(e in ns) || !(ns["uuidv7()"] > 0) || !(ns["gen_random_uuid()"] > 0)) {
+                  printf "versions.sh: %s: no figure for %s, uuidv7() or gen_random_uuid() in the run\n", l, e > "/dev/stderr"
+                  exit 1
+              }
+              printf "%s|%.1f|%.1f|%.2fx|%.2fx|%s|%s\n", l, ns[e], above[e], ns[e] / ns["uuidv7()"],
                      ns[e] / ns["gen_random_uuid()"], (d == "" ? "" : d "%"), b }' <<<"$2"
 }
+# The table is made whole before anything is printed: a line that fails
+# leaves no table behind.
+table=$({
+    row '`uuid_generate_v7()`, server-wide order' "$server" 'uuid_generate_v7()' "$d_crid"
+    row '`uuid_generate_v7()`, order per backend' "$backend" 'uuid_generate_v7()' ""
+    row "\`uuidv7()\` ($uuidv7_owner)" "$server" 'uuidv7()' "$d_core"
+    row '`gen_random_uuid()`' "$server" 'gen_random_uuid()' "$d_random"
+} | md_table "generator|ns per id|ns above the floor|vs uuidv7()|vs gen_random_uuid()|leaf density|index bytes per row")
 echo "### PostgreSQL $version"
 echo
 echo "\`uuidv7()\` is $uuidv7_owner here. Median of $rounds interleaved rounds of \`SELECT count(f()) FROM"
 echo "generate_series(1, $n)\` (\`random()\` is the floor); leaf density of the primary key after four"
 echo "pgbench sessions inserted $((4 * tx * per_tx)) rows at once through the column DEFAULT."
 echo
-{
-    row '`uuid_generate_v7()`, server-wide order' "$server" 'uuid_generate_v7()' "$d_crid"
-    row '`uuid_generate_v7()`, order per backend' "$backend" 'uuid_generate_v7()' ""
-    row "\`uuidv7()\` ($uuidv7_owner)" "$server" 'uuidv7()' "$d_core"
-    row '`gen_random_uuid()`' "$server" 'gen_random_uuid()' "$d_random"
-} | md_table "generator|ns per id|ns above the floor|vs uuidv7()|vs gen_random_uuid()|leaf density|index bytes per row"
+echo "$table"

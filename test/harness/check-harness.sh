@@ -108,12 +108,27 @@ check "without libfaketime, by hand: the TAP test skips" \
 check "without libfaketime, under make test: the TAP test fails" \
     test "$(faketime_test 1 | head -1)" = "not ok 1 - libfaketime is installed (make test requires it for this test)"
 
-# make bench with BENCH_QUICK=1 measures tiny sizes: its report must go
-# elsewhere than bench/, whose report the README's and docs' tables are
-# made from (bench-docs.sh update runs only for a report in bench/).
-quick_dir=$(bench_report_dir 1)
-check "BENCH_QUICK=1 writes its report outside bench/" test -d "$quick_dir" -a "$quick_dir" != "$CRID_ROOT/bench"
-rm -rf "$quick_dir"
-check "a full make bench writes bench/" test "$(bench_report_dir 0)" = "$CRID_ROOT/bench"
+# make bench publishes (bench/, and the README's and docs' tables made from
+# it) only a full run: one with BENCH_QUICK, BENCH_SECTIONS or any size
+# setting of the benchmark scripts is not the run the pages describe.
+# shrunk_by NAME=VALUE...: what keeps make bench with only those set from
+# publishing.
+# shellcheck disable=SC2163 # "$@" are NAME=VALUE words
+shrunk_by() { (unset BENCH_QUICK BENCH_SECTIONS "${BENCH_SIZE_SETTINGS[@]}"; [ $# = 0 ] || export "$@"; bench_shrunk_by); }
+check "make bench without settings is a full run, published" test -z "$(shrunk_by)"
+check "make bench with BENCH_QUICK=0 is a full run, published" test -z "$(shrunk_by BENCH_QUICK=0)"
+shrinks=1
+for setting in BENCH_QUICK=1 BENCH_SECTIONS=per_id "${BENCH_SIZE_SETTINGS[@]/%/=1}"; do
+    [ -n "$(shrunk_by "$setting")" ] || { echo "# make bench with $setting would publish" >&2; shrinks=0; }
+done
+check "make bench with BENCH_QUICK, BENCH_SECTIONS or any size setting publishes nothing" test "$shrinks" = 1
+# Every upper-case setting a benchmark script reads from the environment
+# (\${NAME:-default}) is either a size setting (listed, so that it stops
+# publishing) or listed as one that changes no figure.
+unlisted=$(grep -ohE '\$\{[A-Z][A-Z_0-9]*:[-=]' "$CRID_ROOT"/test/bench/*.sh "$CRID_ROOT"/test/bench/report/*.sh |
+    sed -E 's/^\$\{([A-Z_0-9]+):.$/\1/' | sort -u |
+    grep -vxF -f <(printf '%s\n' BENCH_QUICK BENCH_SECTIONS "${BENCH_SIZE_SETTINGS[@]}" "${BENCH_OTHER_SETTINGS[@]}") || true)
+[ -z "$unlisted" ] || echo "# settings the benchmarks read that lib.sh does not list: $unlisted" >&2
+check "every setting the benchmark scripts read is a listed size setting or listed as changing no figure" test -z "$unlisted"
 
 checks_done

@@ -37,9 +37,14 @@ bench_server_stop() {
 }
 
 # True when the benchmark server has a function of that signature (sections
-# about features a build may lack are skipped, not failed).
+# about features a build may lack are skipped, not failed). A query that
+# fails exits: called from `if` or `&&`, where errexit does not hold, it
+# would otherwise read as "no such function" and drop the rows silently.
 have_function() {
-    [ "$(bench_psql -Atq -c "SELECT to_regprocedure('$1') IS NOT NULL")" = t ]
+    local found
+    found=$(bench_psql -Atq -c "SELECT to_regprocedure('$1') IS NOT NULL") ||
+        { echo "bench: cannot tell whether the server has $1" >&2; exit 1; }
+    [ "$found" = t ]
 }
 
 # A markdown table from lines "a|b|c" on stdin; $1 is the header "a|b|c".

@@ -17,9 +17,14 @@ section_per_id() {
     rows=$(bench_psql -Atq -F'|' -f "$CRID_ROOT/test/bench/per_row.sql" \
         -c "SELECT expression, ns_per_row, minus_floor_ns FROM pg_temp.crid_bench_per_row(ARRAY[${list%,}], $n, $rounds)")
     local table
+    # A row without its figures, or a run without the two baselines, fails:
+    # awk would read a missing figure as 0 and print ratios of 0 or inf.
     table=$(echo "$rows" | awk -F'|' '
+        $2 !~ /^[0-9]+(\.[0-9]+)?$/ || $3 !~ /^-?[0-9]+(\.[0-9]+)?$/ { print "bench: per-id cost: no figures in \"" $0 "\"" > "/dev/stderr"; bad = 1; exit 1 }
         { e[NR] = $1; ns[NR] = $2; above[NR] = $3; if ($1 == "nextval('"'"'bench_seq'"'"')") seq = $2; if ($1 == "gen_random_uuid()") rnd = $2 }
-        END { for (i = 1; i <= NR; i++) {
+        END { if (bad) exit 1
+              if (seq <= 0 || rnd <= 0) { print "bench: per-id cost: no figure for nextval() or gen_random_uuid()" > "/dev/stderr"; exit 1 }
+              for (i = 1; i <= NR; i++) {
                   name = e[i]
                   if (name == "random()") name = "random() (floor: the loop itself)"
                   if (name == "bench_instagram_id()") name = "Instagram-style PL/pgSQL snowflake"

@@ -23,12 +23,12 @@ checkpoint_timeout = 30min"
         bench_psql -q -c "DROP TABLE IF EXISTS cliff; CREATE TABLE cliff (id ${types[$i]} PRIMARY KEY DEFAULT ${exprs[$i]}, payload int)"
         for b in $(seq 1 "$batches"); do
             local before after t0 t1
-            before=$(bench_psql -Atq -c "SELECT idx_blks_read FROM pg_statio_user_indexes WHERE indexrelname = 'cliff_pkey'")
+            measure "index reads before batch $b of ${labels[$i]}" before -- index_reads
             t0=$(date +%s.%N)
             bench_psql -q -c "INSERT INTO cliff (payload) SELECT 1 FROM generate_series(1, $batch)"
             t1=$(date +%s.%N)
             # A new session: the inserting one flushed its statistics on exit.
-            after=$(bench_psql -Atq -c "SELECT idx_blks_read FROM pg_statio_user_indexes WHERE indexrelname = 'cliff_pkey'")
+            measure "index reads after batch $b of ${labels[$i]}" after -- index_reads
             rate[$i,$b]=$(awk -v n="$batch" -v a="$t0" -v z="$t1" 'BEGIN { printf "%.0f", n / (z - a) }')
             read[$i,$b]=$(awk -v n="$batch" -v a="$before" -v z="$after" 'BEGIN { printf "%.1f", (z - a) * 1000 / n }')
         done
@@ -64,4 +64,10 @@ checkpoint_timeout = 30min"
     echo "![inserts per second as the table grows](cliff-rate.svg)"
     echo
     echo "![index reads per 1000 inserts](cliff-reads.svg)"
+}
+
+# Index blocks of the cliff table's primary key read so far (not found in
+# the buffer pool).
+index_reads() {
+    bench_psql -Atq -c "SELECT idx_blks_read FROM pg_statio_user_indexes WHERE indexrelname = 'cliff_pkey'"
 }

@@ -19,12 +19,13 @@ section_latency() {
         echo "INSERT INTO lat (payload) VALUES (1);" >"$script"
         chmod 644 "$script"
         rm -f "$logdir"/lat_*
-        local before
-        before=$(mark_writes)
+        local backends0 keeper0 backends1 keeper1
+        measure "the mark's writes before ${labels[$i]}" backends0 keeper0 -- mark_writes
         (cd "$logdir" && bench_pgbench -n -M prepared -c 4 -j 2 -T "$secs" -f "$script" --log --log-prefix=lat_$i >/dev/null)
         [ -n "$(find "$logdir" -name "lat_$i*" -size +0)" ] ||
             { echo "bench: ${labels[$i]}: pgbench logged no transaction" >&2; return 1; }
-        writes+=("$(awk -v b="$before" -v a="$(mark_writes)" 'BEGIN { split(b, x, "|"); split(a, y, "|"); print y[1] - x[1] "|" y[2] - x[2] }')")
+        measure "the mark's writes after ${labels[$i]}" backends1 keeper1 -- mark_writes
+        writes+=("$((backends1 - backends0))|$((keeper1 - keeper0))")
         # Column 3 of pgbench's transaction log: the transaction's latency in us.
         stats+=("$(cat "$logdir"/lat_"$i"* | awk '{ print $3 }' | sort -n | awk '
             { v[NR] = $1 }
@@ -57,8 +58,8 @@ section_latency() {
     echo "$table"
 }
 
-# The high-water mark's writes so far: "by backends|by the keeper".
+# The high-water mark's writes so far: "by backends" and "by the keeper".
 mark_writes() {
-    bench_psql -Atq -c "SELECT string_agg(value::text, '|' ORDER BY metric DESC) FROM crid_stats()
+    bench_psql -Atq -c "SELECT string_agg(value::text, ' ' ORDER BY metric DESC) FROM crid_stats()
                         WHERE family = 'snowflake' AND metric IN ('high_water_writes', 'high_water_keeper_writes')"
 }
