@@ -35,6 +35,12 @@ check_counts() {
     awk '/^ok - / { p++ } /^not ok - / { f++ } END { print p + 0, f + 0 }' "$1"
 }
 
+# The number of checks a script's log says it makes (its plan, "1..N"),
+# or nothing when it printed none.
+plan_of() {
+    sed -nE 's/^1\.\.([0-9]+)$/\1/p' "$1" | head -n 1
+}
+
 # The line of the summary for a suite, and the failures it adds: a suite
 # whose log shows fewer results than it has tests (one that vanished, a
 # runner that died) fails by as many; one that shows none fails. Prints
