@@ -96,6 +96,9 @@ echo "ok 1 - no closing line" >"$scratch/part.log"
 passed=0 failed=0 skipped=0 lines=()
 add_closing part "$scratch/part.log" 0 1
 check "a part without its closing line fails once" test "$passed $failed" = "0 1"
+add part 0 1 0 0 "not run: its root could not be built"
+check "a part that did not run fails, on a line saying why" \
+    test "$failed $(tr -s ' ' <<<"${lines[-1]}")" = "2 part: 0 passed, 1 failed, 0 skipped (0s) (not run: its root could not be built)"
 
 # A TAP test that needs libfaketime, where there is none: skipped when run
 # by hand, a failed assertion under make test.
