@@ -74,6 +74,17 @@ check "a suite that ran nothing fails" test "$(line_of tap 0 0 0 '')" = "1 tap: 
 check "a suite with every test reported passes" \
     test "$(line_of isolation 6 0 0 6)" = "0 isolation: 6 passed, 0 failed, 0 skipped"
 
+# A check script that prints its plan first (check-release.sh): the plan is
+# its expected count, so a run that stopped after 3 of 5 checks fails by 2;
+# a log without a plan has no count.
+printf '1..5\nok - one\nok - two\nnot ok - three\n' >"$scratch/planned.log"
+check "a check script's plan of 5 is its expected count" test "$(plan_of "$scratch/planned.log")" = 5
+check "a check script that stopped after 3 of the 5 checks of its plan fails by 2" \
+    test "$(line_of release 2 1 0 "$(plan_of "$scratch/planned.log")")" = \
+    "3 release: 2 passed, 3 failed, 0 skipped (3 of 5 tests reported)"
+printf 'ok - one\nnot ok - two\n' >"$scratch/unplanned.log"
+check "a check script's log without a plan gives no count" test -z "$(plan_of "$scratch/unplanned.log")"
+
 # The parts of make test PG=<major> and make test-all: a package run that
 # stopped after two of its checks fails by the rest; a part whose log has
 # no closing line fails once.
@@ -85,6 +96,9 @@ echo "ok 1 - no closing line" >"$scratch/part.log"
 passed=0 failed=0 skipped=0 lines=()
 add_closing part "$scratch/part.log" 0 1
 check "a part without its closing line fails once" test "$passed $failed" = "0 1"
+add part 0 1 0 0 "not run: its root could not be built"
+check "a part that did not run fails, on a line saying why" \
+    test "$failed $(tr -s ' ' <<<"${lines[-1]}")" = "2 part: 0 passed, 1 failed, 0 skipped (0s) (not run: its root could not be built)"
 
 # A TAP test that needs libfaketime, where there is none: skipped when run
 # by hand, a failed assertion under make test.

@@ -141,9 +141,17 @@ check "restarted, it mints UUIDv7 and snowflake ids above its mark, minutes ahea
 # What the registry and the leases hold, kept in tables pg_upgrade carries.
 old_sql app "CREATE TABLE registry_before AS SELECT * FROM crid_allocations;
              CREATE TABLE leases_before AS SELECT * FROM crid_node_leases;" >/dev/null
-# (No max(uuid) before PostgreSQL 18.)
-last_old() { for t in $tables; do sql "$1" app "SELECT id::text FROM $t WHERE era <> 'new' ORDER BY id DESC LIMIT 1"; done; }
-maxes_before=$(last_old "$OLD_BIN")
+# Every id minted before the upgrade, per table: its rows and a hash over
+# all their ids (with the era each was minted in), in id order. A changed,
+# lost or added old id changes its table's line.
+old_ids() {
+    local t
+    for t in $tables; do
+        sql "$1" app "SELECT '$t ' || count(*) || ' ' || md5(coalesce(string_agg(id::text || ' ' || era, ',' ORDER BY id), ''))
+                        FROM $t WHERE era <> 'new'"
+    done
+}
+ids_before=$(old_ids "$OLD_BIN")
 stop "$W/old" "$OLD_BIN"
 check "the old data directory holds crid_high_water and crid_registry_mark" \
     test -f "$W/old/crid_high_water" -a -f "$W/old/crid_registry_mark"
@@ -177,8 +185,23 @@ settings | as_pg tee -a "$W/new/postgresql.conf" >/dev/null
 check "pg_upgrade leaves crid's mark files behind" test ! -e "$W/new/crid_high_water" -a ! -e "$W/new/crid_registry_mark"
 
 # --- the marks ---------------------------------------------------------------------
-check "crid_copy_marks refuses while a server runs on a data directory" bash -c "
-    touch '$W/old/postmaster.pid'; ! '$CRID_ROOT/bin/crid_copy_marks' '$W/old' '$W/new' 2>/dev/null; s=\$?; rm -f '$W/old/postmaster.pid'; exit \$s"
+# Refused for the reason given, not any failure: exit status 1, the message
+# naming the data directory whose postmaster.pid is there, nothing copied.
+copy_refused_while_running() {
+    local status=0 err
+    touch "$W/old/postmaster.pid"
+    err=$("$CRID_ROOT/bin/crid_copy_marks" "$W/old" "$W/new" 2>&1 >/dev/null) || status=$?
+    rm -f "$W/old/postmaster.pid"
+    [ "$status" = 1 ] || { echo "    exit status $status, not 1: $err"; return 1; }
+    [[ $err == "crid_copy_marks: $W/old has a postmaster.pid: stop its server first" ]] ||
+        { echo "    refused for another reason: $err"; return 1; }
+    if [ -e "$W/new/crid_high_water" ] || [ -e "$W/new/crid_registry_mark" ]; then
+        echo "    it copied a mark file all the same"
+        return 1
+    fi
+}
+check "crid_copy_marks refuses while a server runs on a data directory (exit 1, naming its postmaster.pid)" \
+    copy_refused_while_running
 check "crid_copy_marks carries both mark files into the new data directory" bash -c "
     runuser -u postgres -- '$NEW_BIN/crid_copy_marks' '$W/old' '$W/new' >'$W/copy-marks.log' 2>&1 &&
     cmp -s '$W/old/crid_high_water' '$W/new/crid_high_water' && cmp -s '$W/old/crid_registry_mark' '$W/new/crid_registry_mark' ||
@@ -228,7 +251,13 @@ in_order() {
     [ -z "$late" ] || { echo "    new ids sort before old ones in: $late"; return 1; }
 }
 check "every new id of every family sorts after every old one (tables $tables)" in_order
-check "no old id changed" test "$(last_old "$NEW_BIN")" = "$maxes_before"
+# Each table's old ids, as before the upgrade; prints the tables that differ.
+old_ids_kept() {
+    local now
+    now=$(old_ids "$NEW_BIN")
+    [ "$now" = "$ids_before" ] || { diff <(echo "$ids_before") <(echo "$now") | sed -n 's/^> /    now: /p'; return 1; }
+}
+check "no old id changed: every table has the same old ids (count and a hash of them all)" old_ids_kept
 check "snowflake ids after the upgrade come from a leased node of crid.snowflake_nodes" \
     test "$(new_sql app "SELECT bool_and((snowflake_parse(id)).node BETWEEN 0 AND 3) FROM s WHERE era = 'new'")" = t
 # Core's names: an unqualified call reaches core's where core has the

@@ -8,6 +8,14 @@ source "$(dirname "$0")/common.sh"
 cd "$CRID_ROOT"
 
 version=$(sed -n "s/^default_version = '\(.*\)'/\1/p" crid.control)
+# The upgrade scripts, in the Makefile's order.
+read -r -a upgrades <<<"$(make -s --no-print-directory PG_CONFIG="$PG_CONFIG" print-UPGRADE_SCRIPTS)"
+# The checks made below, printed before the first: one per `check` line at
+# the top level and per released script, and the checks of the loop over
+# the upgrade scripts for each. A run that stops early is short of the
+# plan; a check added to the loop without counting it here is one too many.
+checks_per_upgrade=4
+plan $(($(grep -c '^check "' "$0") + $(grep -c '^released ' "$0") + checks_per_upgrade * ${#upgrades[@]}))
 meta_version() { perl -MJSON::PP -0777 -ne "print JSON::PP->new->decode(\$_)->$1" META.json; }
 check "crid.control default_version ($version) = META.json version ($(meta_version '{version}'))" \
     test "$version" = "$(meta_version '{version}')"
@@ -23,7 +31,6 @@ released sql/crid--0.1.0.sql aa5da1c9937c2704b20d841eeed2d7ad253eaf6a40a6c9dcb7c
 released sql/crid--0.1.0--0.2.0.sql bc104e193baa17ae58f8b2488a8b80b6f30e8b1292cc0b43c9cd0a7a70595fbd
 
 # The upgrade chain, in the Makefile's order, leads from 0.1.0 to the default.
-read -r -a upgrades <<<"$(make -s --no-print-directory PG_CONFIG="$PG_CONFIG" print-UPGRADE_SCRIPTS)"
 reached=0.1.0
 for f in "${upgrades[@]}"; do
     from=$(basename "$f" .sql | sed 's/^crid--\(.*\)--.*/\1/')

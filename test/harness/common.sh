@@ -120,8 +120,11 @@ stop_server() {
 
 # For scripts of checks that print one "ok - ..." or "not ok - ..." line
 # each: `check "what" command...` runs the command; `checks_done` exits
-# non-zero when any check failed.
+# non-zero when any check failed. A script whose number of checks is known
+# only when it runs prints it first with `plan N` ("1..N", as a TAP plan),
+# so that make test counts the checks a run that stopped early never made.
 checks_failed=0
+plan() { echo "1..$1"; }
 check() {
     local what=$1
     shift

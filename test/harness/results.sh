@@ -35,6 +35,12 @@ check_counts() {
     awk '/^ok - / { p++ } /^not ok - / { f++ } END { print p + 0, f + 0 }' "$1"
 }
 
+# The number of checks a script's log says it makes (its plan, "1..N"),
+# or nothing when it printed none.
+plan_of() {
+    sed -nE 's/^1\.\.([0-9]+)$/\1/p' "$1" | head -n 1
+}
+
 # The line of the summary for a suite, and the failures it adds: a suite
 # whose log shows fewer results than it has tests (one that vanished, a
 # runner that died) fails by as many; one that shows none fails. Prints
@@ -64,11 +70,12 @@ closing_line() {
 }
 
 # A summary of parts (run-root.sh, run-every-version.sh): `add NAME PASSED
-# FAILED SKIPPED SECONDS` adds a part to the totals passed/failed/skipped
-# and its line to lines[]. Start with: passed=0 failed=0 skipped=0 lines=()
-add() { # name passed failed skipped seconds
+# FAILED SKIPPED SECONDS [NOTE]` adds a part to the totals
+# passed/failed/skipped and its line to lines[], with NOTE (why it did not
+# run, say) after it. Start with: passed=0 failed=0 skipped=0 lines=()
+add() { # name passed failed skipped seconds [note]
     passed=$((passed + $2)) failed=$((failed + $3)) skipped=$((skipped + $4))
-    lines+=("$(printf '%-22s %4d passed, %d failed, %d skipped (%ss)' "$1:" "$2" "$3" "$4" "$5")")
+    lines+=("$(printf '%-22s %4d passed, %d failed, %d skipped (%ss)%s' "$1:" "$2" "$3" "$4" "$5" "${6:+ ($6)}")")
 }
 
 # Adds a part from the closing line of its log: a log without one counts as

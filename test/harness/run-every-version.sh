@@ -5,8 +5,9 @@
 # machine's make test builds it but does not install it). The roots are
 # built first, in the background, while this machine's suites run. Prints
 # each part's line and ends with one "N passed, M failed, K skipped" line,
-# the sum (non-zero exit on any failure); a root that could not be built,
-# or a part that ended without its counts, counts as one failure.
+# the sum (non-zero exit on any failure); a part whose root could not be
+# built, or that ended without its counts, counts as one failure, on a line
+# of its own that says so.
 set -euo pipefail
 HARNESS=$(cd "$(dirname "$0")" && pwd)
 source "$HARNESS/results.sh"
@@ -30,18 +31,28 @@ t=$(date +%s) status=0
 "$HARNESS/run-all.sh" 2>&1 | tee "$results/host.log" || status=$?
 add_closing "this machine (15)" "$results/host.log" "$status" $(($(date +%s) - t))
 
+# A root is ready when its build ended well and printed the root's path.
+# Each part a root is not ready for still gets its line, failed, saying why:
+# no part may go missing from the summary.
+declare -A root_problem
 for v in 15 "${majors[@]}"; do
-    t=$(date +%s) status=0
+    status=0
     wait "${builder[$v]}" || status=$?
     if [ "$status" != 0 ]; then
-        log "the root of PostgreSQL $v could not be built"
+        root_problem[$v]="the root of PostgreSQL $v could not be built (exit $status, $results/root-$v.log)"
+    elif ! grep -qx "$("$HARNESS/pg-root.sh" "$v" path)" "$results/root-$v.log"; then
+        root_problem[$v]="the build of the root of PostgreSQL $v did not name that root ($results/root-$v.log)"
+    fi
+    if [ -n "${root_problem[$v]:-}" ]; then
+        log "${root_problem[$v]}"
         tail -n 20 "$results/root-$v.log"
-        add "pg$v root" 0 1 0 $(($(date +%s) - t))
     fi
 done
 
 # 15's package: this machine ran 15's suites.
-if grep -qx "$("$HARNESS/pg-root.sh" 15 path)" "$results/root-15.log"; then
+if [ -n "${root_problem[15]:-}" ]; then
+    add "pg15 package" 0 1 0 0 "not run: ${root_problem[15]}"
+else
     log "PostgreSQL 15: the Debian package, alone"
     t=$(date +%s) status=0
     "$HARNESS/pg-root.sh" 15 run test/harness/check-package-install.sh 2>&1 | tee "$results/package-15.log" || status=$?
@@ -50,7 +61,10 @@ if grep -qx "$("$HARNESS/pg-root.sh" 15 path)" "$results/root-15.log"; then
 fi
 
 for v in "${majors[@]}"; do
-    grep -qx "$("$HARNESS/pg-root.sh" "$v" path)" "$results/root-$v.log" || continue
+    if [ -n "${root_problem[$v]:-}" ]; then
+        add "pg$v" 0 1 0 0 "not run: ${root_problem[$v]}"
+        continue
+    fi
     t=$(date +%s) status=0
     CRID_RESULTS="$results/pg$v" "$HARNESS/run-root.sh" "$v" 2>&1 | tee "$results/pg$v.log" || status=$?
     add_closing "pg$v" "$results/pg$v.log" "$status" $(($(date +%s) - t))

@@ -8,7 +8,7 @@
 #             (pg_regress, isolation, TAP), pg_regress without preloading,
 #             and pg_upgrade from the older major the root holds
 # Prints each run's line and ends with one "N passed, M failed, K skipped"
-# line (non-zero exit on any failure). A root that cannot be built, or a run
+# line (non-zero exit on any failure). A run whose root cannot be built, or
 # that ends without its counts, counts as one failure. Logs of each run are
 # kept in $CRID_RESULTS (a fresh folder in $TMPDIR by default).
 set -euo pipefail
@@ -25,8 +25,11 @@ passed=0 failed=0 skipped=0 lines=()
 
 t0=$(date +%s)
 if ! "$HARNESS/pg-root.sh" "$major" build >"$results/root-build.log" 2>&1; then
+    # Both runs still get their line, failed, saying why.
     tail -n 20 "$results/root-build.log"
-    add "pg$major root" 0 1 0 $(($(date +%s) - t0))
+    why="not run: the root of PostgreSQL $major could not be built ($results/root-build.log)"
+    add "pg$major package" 0 1 0 $(($(date +%s) - t0)) "$why"
+    add "pg$major suites" 0 1 0 0 "$why"
 else
     # The package, in a layer of its own.
     log "PostgreSQL $major: the Debian package, alone"

@@ -12,7 +12,8 @@ use Test::More ();
 use Time::HiRes qw(usleep);
 use Exporter 'import';
 
-our @EXPORT = qw(machinery writer_conf mesh pause resume wait_until apply_errors log_offsets log_since log_shows);
+our @EXPORT =
+  qw(machinery writer_conf mesh pause resume wait_until apply_errors log_offsets log_since log_shows logs_sqlstate);
 
 # 'native' (CREATE SUBSCRIPTION ... WITH (origin = none)) or 'pglogical':
 # what the PostgreSQL the tests run with has (its pg_config is on the PATH
@@ -29,7 +30,10 @@ sub machinery
 
 # postgresql.conf lines of a writer: logical decoding, workers and slots
 # for a subscription to each other server (three publications), crid
-# preloaded, and pglogical beside it on 15.
+# preloaded, and pglogical beside it on 15. Its log gives each message's
+# SQLSTATE after the severity ("ERROR:  23505: ..."), so that a test can
+# tell one kind of failure from another (logs_sqlstate) without reading
+# words, which differ between releases and locales.
 sub writer_conf
 {
 	my $libraries = machinery() eq 'pglogical' ? 'crid,pglogical' : 'crid';
@@ -44,6 +48,7 @@ sub writer_conf
 	}
 	return $conf . <<"EOF";
 shared_preload_libraries = '$libraries'
+log_error_verbosity = verbose
 wal_level = logical
 max_replication_slots = 16
 max_wal_senders = 16
@@ -198,6 +203,15 @@ sub log_shows
 		return 0 if time() > $deadline;
 		usleep(500_000);
 	}
+}
+
+# Whether `node` logs a message of `severity` (ERROR, LOG, ...) with
+# SQLSTATE `sqlstate` (since `offsets`) within `seconds`: a writer's log
+# gives the SQLSTATE after the severity (writer_conf).
+sub logs_sqlstate
+{
+	my ($node, $severity, $sqlstate, $offsets, $seconds) = @_;
+	return log_shows($node, qr/\b\Q$severity\E:  \Q$sqlstate\E: /, $offsets, $seconds);
 }
 
 # The lines of what `node` logged since `offsets` at ERROR or above: an

@@ -45,9 +45,13 @@ $after = $node->safe_psql('postgres', 'SELECT uuid_generate_v7()');
 ok($after gt $before, 'and after a crash (immediate shutdown) too');
 
 # crid.uuidv7_order = backend: per-backend order, still no duplicate.
+# The two sessions below start after a new session sees the setting, so
+# they run with it too; if the reload never takes, the check after it would
+# test server-wide order again under this name.
 $node->safe_psql('postgres', "ALTER SYSTEM SET crid.uuidv7_order = 'backend'");
 $node->reload;
-$node->poll_query_until('postgres', "SELECT current_setting('crid.uuidv7_order') = 'backend'");
+ok($node->poll_query_until('postgres', "SELECT current_setting('crid.uuidv7_order') = 'backend'"),
+	'the reload sets crid.uuidv7_order = backend');
 two_sessions_check($node, 'crid.uuidv7_order = backend');
 
 # Without preloading: per-backend monotonic, still no duplicates across sessions.

@@ -35,12 +35,15 @@ my $member_conf = "crid.registry = '$uri&connect_timeout=2'\ncrid.registry_timeo
 my @members = map { crid_node("ha_$_", conf => $member_conf) } ('a', 'b');
 for my $m (@members)
 {
+	# Mints until a row in mint_stop says to stop (or for `seconds` at most,
+	# short of psql_start's timeout), skipping refusals.
 	$m->safe_psql('postgres', q{
-CREATE FUNCTION mint_for(seconds float8) RETURNS SETOF bigint LANGUAGE plpgsql AS $$
+CREATE UNLOGGED TABLE mint_stop ();
+CREATE FUNCTION mint_until_stopped(seconds float8) RETURNS SETOF bigint LANGUAGE plpgsql AS $$
 DECLARE
     until timestamptz := clock_timestamp() + make_interval(secs => seconds);
 BEGIN
-    WHILE clock_timestamp() < until LOOP
+    WHILE clock_timestamp() < until AND NOT EXISTS (SELECT FROM mint_stop) LOOP
         BEGIN
             RETURN NEXT crid_next();
             FOR i IN 1 .. 10 LOOP
@@ -57,17 +60,60 @@ END $$});
 }
 my $ids = id_tally();
 
-# Mints on both members for `seconds` while `event` happens, and tallies.
+# crid_stats() of a member: ids of crid blocks reserved and served, and
+# snowflake ids minted, "reserved served snowflake".
+sub minted
+{
+	my ($m) = @_;
+	return $m->safe_psql('postgres', q{
+SELECT (SELECT value FROM crid_stats() WHERE family = 'crid' AND metric = 'ids_reserved') || ' '
+    || (SELECT value FROM crid_stats() WHERE family = 'crid' AND metric = 'ids_served') || ' '
+    || (SELECT coalesce(sum(value), 0) FROM crid_stats() WHERE family = 'snowflake' AND metric = 'ids')});
+}
+
+# Mints on both members while `event` happens, until each has served ids
+# the event could not have seen: crid ids of a block reserved after it
+# ended, and snowflake ids minted after that. A block server hands out its
+# blocks in the order they were reserved, so once a member served more ids
+# than it had reserved when the event ended, it serves from a block
+# reserved since. The blocks reserved before may be many (a member that
+# waited for blocks keeps more in reserve), so the test mints crid ids of
+# its own too, in bursts it tallies, to get through them sooner. Then the
+# tally of every id of the members must have no id twice.
 sub through
 {
-	my ($seconds, $what, $event) = @_;
-	my @streams = map { psql_start($_->connstr('postgres'), "SELECT * FROM mint_for($seconds)") } @members;
+	my ($what, $event) = @_;
+	$_->safe_psql('postgres', 'TRUNCATE mint_stop') for @members;
+	my @streams = map { psql_start($_->connstr('postgres'), 'SELECT * FROM mint_until_stopped(170)') } @members;
 	$event->();
+	for my $m (@members)
+	{
+		my $then = minted($m);
+		my ($reserved, undef, $snowflake) = split / /, $then;
+		my $deadline = time() + 120;
+		my $now;
+		while (1)
+		{
+			my ($ret, $out) = $m->psql('postgres', 'SELECT crid_next() FROM generate_series(1, 5000)');
+			$ids->add($out) if $ret == 0;
+			$now = minted($m);
+			my (undef, $served_now, $snowflake_now) = split / /, $now;
+			last if $served_now > $reserved && $snowflake_now > $snowflake;
+			last if time() > $deadline;
+			sleep 1;
+		}
+		my (undef, $served_now, $snowflake_now) = split / /, $now;
+		ok($served_now > $reserved && $snowflake_now > $snowflake,
+			"$what: " . $m->name . ' serves crid ids of a block reserved after it, and mints snowflake ids')
+		  or diag("crid ids reserved and served, snowflake ids minted: $then when it ended, $now at last");
+	}
+	$_->safe_psql('postgres', 'INSERT INTO mint_stop DEFAULT VALUES') for @members;
 	$ids->add(psql_finish($streams[$_], $members[$_]->name . " during $what")) for 0 .. $#members;
+	note("$what: " . $ids->distinct . ' distinct ids tallied so far');
 	is($ids->repeats, 0, "$what: no id served twice");
 }
 
-through(8, 'a planned failover', sub {
+through('a planned failover', sub {
 	sleep 1;
 	$paf->perform_failover;
 	is($paf->wait_primary(not => 'node1'), 'node2', 'node2 is the primary now');
@@ -75,7 +121,7 @@ through(8, 'a planned failover', sub {
 like($paf->psql($client, 'SELECT reason FROM crid_registry_state'),
 	qr/timeline 1, .* and is system \d+, timeline 2,/, 'the registry recorded the new timeline');
 
-through(12, 'a killed primary', sub {
+through('a killed primary', sub {
 	sleep 1;
 	$paf->kill_node('node2');
 	is($paf->wait_primary(not => 'node2'), 'node1', 'node1 is promoted');
@@ -90,7 +136,7 @@ $paf->set_replication_quorum($_, 0) for qw(node1 node2);
 $paf->wait_stable;
 is($paf->psql($client, 'SHOW synchronous_standby_names'), '', 'replication is asynchronous now');
 my $primary = $paf->wait_primary;
-through(12, 'a killed primary with asynchronous replication', sub {
+through('a killed primary with asynchronous replication', sub {
 	sleep 1;
 	$paf->kill_node($primary);
 	isnt($paf->wait_primary(not => $primary), $primary, 'the other node is promoted');
