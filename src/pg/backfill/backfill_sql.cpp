@@ -69,9 +69,9 @@ Datum crid_backfill_check_expression(PG_FUNCTION_ARGS) {
                         errmsg("crid_backfill: relation with OID %u does not exist", relid)));
     AttrNumber attnum = get_attnum(relid, column);
     if (attnum <= 0)
-        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-                        errmsg("crid_backfill: column \"%s\" of relation %s does not exist", column,
-                               get_rel_name(relid))));
+        ereport(ERROR,
+                (errcode(ERRCODE_UNDEFINED_COLUMN),
+                 errmsg("crid_backfill: column \"%s\" of relation %s does not exist", column, get_rel_name(relid))));
     StringInfoData sql;
     initStringInfo(&sql);
     appendStringInfo(&sql, "SELECT (\n%s\n)", expression);

@@ -215,8 +215,7 @@ void view_sink(void *context, int columns, const char *const *v) noexcept {
 // with the fleet role's own rights, and may be one without crid's C code.
 void row_sql(char *out, size_t size, const Location &where, bool remote) {
     if (remote)
-        std::snprintf(out, size,
-                      "SELECT a.next_seq FROM %s a WHERE a.ts OPERATOR(pg_catalog.=) $1::pg_catalog.int8",
+        std::snprintf(out, size, "SELECT a.next_seq FROM %s a WHERE a.ts OPERATOR(pg_catalog.=) $1::pg_catalog.int8",
                       where.table);
     else
         std::snprintf(out, size, "SELECT %s($2::pg_catalog.regclass, $1::pg_catalog.int8)", where.next_seq);

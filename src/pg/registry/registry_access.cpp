@@ -123,7 +123,8 @@ AttrNumber bigint_column(Relation rel, const char *name) {
 Registry open_registry(const char *fn, Oid relid, Oid crid_namespace, LOCKMODE mode) {
     Relation rel = try_relation_open(relid, mode);
     if (!rel)
-        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("%s: relation with OID %u does not exist", fn, relid)));
+        ereport(ERROR,
+                (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("%s: relation with OID %u does not exist", fn, relid)));
     const char *why = nullptr;
     if (rel->rd_rel->relkind != RELKIND_RELATION)
         why = "is not a plain table (views, foreign, partitioned tables and other relations are not)";
@@ -176,8 +177,8 @@ int64 run_as_owner(const Registry &r, const char *sql, int nargs, Datum *values,
     GetUserIdAndSecContext(&saved_user, &saved_context);
     SetUserIdAndSecContext(r.owner, saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
     int nest = NewGUCNestLevel();
-    (void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true,
-                            0, false);
+    (void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
+                            false);
     SPI_connect();
     int rc = SPI_execute_with_args(sql, nargs, types, values, nulls, read_only, 0);
     if (rc < 0)
@@ -246,8 +247,8 @@ Datum crid_registry_newest(PG_FUNCTION_ARGS) {
     require_column(r, r.ts, ACL_SELECT);
     bool isnull;
     uint64 rows;
-    int64 newest = run_as_owner(r, psprintf("SELECT max(ts) FROM ONLY %s", r.name), 0, nullptr, nullptr, true,
-                                &isnull, &rows);
+    int64 newest =
+        run_as_owner(r, psprintf("SELECT max(ts) FROM ONLY %s", r.name), 0, nullptr, nullptr, true, &isnull, &rows);
     if (isnull)
         PG_RETURN_NULL();
     PG_RETURN_INT64(newest);
@@ -293,9 +294,8 @@ Datum crid_registry_next_seq(PG_FUNCTION_ARGS) {
     require_column(r, r.next_seq, ACL_SELECT);
     bool isnull;
     uint64 rows;
-    int64 next =
-        run_as_owner(r, psprintf("SELECT a.next_seq FROM ONLY %s a WHERE a.ts = $1", r.name), 1, values, nullptr,
-                     true, &isnull, &rows);
+    int64 next = run_as_owner(r, psprintf("SELECT a.next_seq FROM ONLY %s a WHERE a.ts = $1", r.name), 1, values,
+                              nullptr, true, &isnull, &rows);
     if (isnull)
         PG_RETURN_NULL();
     PG_RETURN_INT64(next);

@@ -13,12 +13,12 @@ namespace crid::pg::registry {
 
 // SQL names, quoted and schema-qualified.
 struct Location {
-    char table[2 * (2 * NAMEDATALEN + 2) + 2] = "";   // the registry table
-    char leases[2 * (2 * NAMEDATALEN + 2) + 2] = "";  // crid_node_leases
-    char check[2 * (2 * NAMEDATALEN + 2) + 2] = "";   // crid_registry_check, the continuity check
-    char reserve[2 * (2 * NAMEDATALEN + 2) + 2] = ""; // crid_registry_reserve, the one reservation
+    char table[2 * (2 * NAMEDATALEN + 2) + 2] = "";    // the registry table
+    char leases[2 * (2 * NAMEDATALEN + 2) + 2] = "";   // crid_node_leases
+    char check[2 * (2 * NAMEDATALEN + 2) + 2] = "";    // crid_registry_check, the continuity check
+    char reserve[2 * (2 * NAMEDATALEN + 2) + 2] = "";  // crid_registry_reserve, the one reservation
     char next_seq[2 * (2 * NAMEDATALEN + 2) + 2] = ""; // crid_registry_next_seq (the extension's only)
-    char shown[2 * NAMEDATALEN + 2] = "";             // the table for messages: schema.table
+    char shown[2 * NAMEDATALEN + 2] = "";              // the table for messages: schema.table
 };
 
 enum class Found {
