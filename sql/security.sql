@@ -67,8 +67,10 @@ SELECT coalesce(f.fn, r.fn) AS function, r.who, f.fn IS NOT NULL AS not_public
 -- pg_monitor reads where the registry is; nobody else but superusers.
 SELECT has_function_privilege('pg_monitor', 'crid_registry_status()', 'EXECUTE') AS pg_monitor_may;
 
--- Every PL/pgSQL or SQL function of crid that pins no search_path runs with
--- its caller's: list them, so one that ought to pin it is seen.
+-- Every PL/pgSQL or SQL function of crid that pins no search_path with a SET
+-- clause: list them, so one that ought to pin it is seen. crid_backfill, a
+-- procedure that commits, sets its own for each transaction; the body of
+-- crid_backfill_lock_key is bound to its operators when it is made.
 SELECT fn FROM crid_functions f JOIN pg_proc p USING (oid) JOIN pg_language l ON l.oid = p.prolang
  WHERE l.lanname IN ('plpgsql', 'sql') AND f.proconfig IS NULL
  ORDER BY 1;

@@ -21,6 +21,17 @@
 -- their columns) carry a random suffix and are checked against the table's
 -- name, its columns and the expression's text: they never capture a name of
 -- the user's.
+--
+-- It runs with its caller's rights. A procedure that commits cannot pin
+-- its search_path with SET, so it sets it itself, for its transaction, to
+-- pg_catalog and pg_temp: its own statements then resolve no function or
+-- operator of any other schema, whatever the caller's search_path (an
+-- operator planted in public with exact argument types, such as
+-- =(oid, regclass), would otherwise win over pg_catalog's). Only the
+-- caller's own parts resolve through the caller's search_path: the
+-- expression, when it is checked and in the batch statement, and the
+-- operators of the key columns' types there; the batch statement names
+-- every other operator with its schema.
 CREATE OR REPLACE PROCEDURE crid_backfill(rel regclass, column_name name, expression text,
                                           batch_size integer DEFAULT 5000, pause interval DEFAULT '50 ms')
     LANGUAGE plpgsql
@@ -51,16 +62,19 @@ DECLARE
     done bigint := 0;
     batch_no bigint := 0;
     run_start timestamptz := pg_catalog.clock_timestamp();
+    caller_path constant text := pg_catalog.current_setting('search_path');
+    shown constant text := rel::text;  -- the table as the caller's search_path names it
     rate numeric;
     left_rows bigint;
     eta bigint;        -- seconds left at the current rate
-    label text;
+    label text := pg_catalog.format('%s.%I', rel, column_name);
     suffix text;
     batch_cte text;    -- internal names, unlike any of the user's
     filled_cte text;
     key_alias text;
     key_match text;    -- the keys of the unwritten rows, typed, for IN
 BEGIN
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
     IF rel IS NULL OR column_name IS NULL OR expression IS NULL OR batch_size IS NULL OR pause IS NULL THEN
         RAISE EXCEPTION 'crid_backfill: no argument may be NULL' USING ERRCODE = '22004';
     END IF;
@@ -71,17 +85,17 @@ BEGIN
         RAISE EXCEPTION 'crid_backfill: pause % is negative', pause USING ERRCODE = '22023';
     END IF;
     IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid = rel) NOT IN ('r', 'p') THEN
-        RAISE EXCEPTION 'crid_backfill: % is not a table', rel USING ERRCODE = '42809';
+        RAISE EXCEPTION 'crid_backfill: % is not a table', shown USING ERRCODE = '42809';
     END IF;
     SELECT a.attnum, a.attgenerated, a.attidentity INTO col
     FROM pg_catalog.pg_attribute a
     WHERE a.attrelid = rel AND a.attname = crid_backfill.column_name AND a.attnum > 0 AND NOT a.attisdropped;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'crid_backfill: column "%" of relation % does not exist', column_name, rel
+        RAISE EXCEPTION 'crid_backfill: column "%" of relation % does not exist', column_name, shown
             USING ERRCODE = '42703';
     END IF;
     IF col.attgenerated <> '' THEN
-        RAISE EXCEPTION 'crid_backfill: column "%" of % is a generated column', column_name, rel
+        RAISE EXCEPTION 'crid_backfill: column "%" of % is a generated column', column_name, shown
             USING ERRCODE = '42809';
     END IF;
     SELECT pg_catalog.array_agg(pg_catalog.quote_ident(a.attname) ORDER BY k.ord),
@@ -92,21 +106,23 @@ BEGIN
     JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
     WHERE i.indrelid = rel AND i.indisprimary;
     IF keys IS NULL THEN
-        RAISE EXCEPTION 'crid_backfill: % has no primary key', rel USING ERRCODE = '55000',
+        RAISE EXCEPTION 'crid_backfill: % has no primary key', shown USING ERRCODE = '55000',
             HINT = 'Batches walk the table in primary-key order; add a primary key (or backfill with UPDATE).';
     END IF;
     IF pg_catalog.quote_ident(column_name) = ANY (keys) THEN
         RAISE EXCEPTION 'crid_backfill: column "%" is part of the primary key of %, which is never NULL',
-            column_name, rel USING ERRCODE = '22023';
+            column_name, shown USING ERRCODE = '22023';
     END IF;
     IF NOT pg_catalog.has_column_privilege(rel, col.attnum, 'UPDATE') THEN
-        RAISE EXCEPTION 'crid_backfill: permission denied to update column "%" of %', column_name, rel
+        RAISE EXCEPTION 'crid_backfill: permission denied to update column "%" of %', column_name, shown
             USING ERRCODE = '42501';
     END IF;
+    -- The expression is the caller's: checked as the caller's session reads it.
+    PERFORM pg_catalog.set_config('search_path', caller_path, true);
     PERFORM @extschema@.crid_backfill_check_expression(rel, column_name, expression);
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 
     target := pg_catalog.quote_ident((SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = rel));
-    label := pg_catalog.format('%s.%I', rel, column_name);
     lock_key := @extschema@.crid_backfill_lock_key(rel, col.attnum);
     IF NOT pg_catalog.pg_try_advisory_xact_lock(lock_key) THEN
         RAISE EXCEPTION 'crid_backfill: another crid_backfill is filling %', label USING ERRCODE = '55006';
@@ -145,7 +161,8 @@ BEGIN
             '(SELECT pg_catalog.count(*) FROM %15$I), '
             '(SELECT ARRAY[%12$s]::text[] FROM %14$I ORDER BY %13$s LIMIT 1), '
             '(SELECT f.k FROM %15$I f(n, k) WHERE f.n LIMIT 1), '
-            '(SELECT pg_catalog.array_agg(ARRAY[%12$s]::text[]) FROM %14$I WHERE ARRAY[%12$s]::text[] NOT IN (SELECT f.k FROM %15$I f(n, k)))',
+            '(SELECT pg_catalog.array_agg(ARRAY[%12$s]::text[]) FROM %14$I '
+            'WHERE NOT ARRAY[%12$s]::text[] OPERATOR(pg_catalog.=) ANY (SELECT f.k FROM %15$I f(n, k)))',
             (SELECT pg_catalog.string_agg(pg_catalog.format('%s AS %I', k, key_alias || n), ', ') FROM pg_catalog.unnest(keys) WITH ORDINALITY u(k, n)),
             rel, column_name, after, pg_catalog.array_to_string(keys, ', '), batch_size, expression,
             (SELECT pg_catalog.string_agg(pg_catalog.format('%s.%s', target, k), ', ') FROM pg_catalog.unnest(keys) k),
@@ -181,15 +198,18 @@ BEGIN
             pg_catalog.array_to_string(resume, ', '), total;
     END IF;
     COMMIT;
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
     -- Committing released the lock: take it again in each transaction.
     IF NOT pg_catalog.pg_try_advisory_xact_lock(lock_key) THEN
         RAISE EXCEPTION 'crid_backfill: another crid_backfill took over %', label USING ERRCODE = '55006';
     END IF;
 
     LOOP
+        PERFORM pg_catalog.set_config('search_path', caller_path, true);
         EXECUTE batch_sql[CASE WHEN cursor_key IS NULL THEN 1 ELSE 2 END]
             INTO picked, filled, last_picked, null_key, unwritten
             USING cursor_key;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
         IF null_key IS NOT NULL THEN
             RAISE EXCEPTION 'crid_backfill %: the expression gave NULL for the row with primary key (%)', label,
                 pg_catalog.array_to_string(null_key, ', ') USING ERRCODE = '22004',
@@ -199,12 +219,15 @@ BEGIN
             -- Picked and not written: those another transaction changed or
             -- deleted meanwhile are not NULL any more; the rest would be
             -- picked again forever.
-            EXECUTE pg_catalog.format('SELECT pg_catalog.count(*), pg_catalog.string_agg(k, ''), ('' ORDER BY n) FILTER (WHERE n <= 5) '
+            PERFORM pg_catalog.set_config('search_path', caller_path, true);
+            EXECUTE pg_catalog.format('SELECT pg_catalog.count(*), pg_catalog.string_agg(k, ''), ('' ORDER BY n) '
+                           'FILTER (WHERE n OPERATOR(pg_catalog.<=) 5) '
                            'FROM (SELECT pg_catalog.array_to_string(ARRAY[%s]::text[], '', '') AS k, '
                            'pg_catalog.row_number() OVER (ORDER BY %s) AS n FROM %s WHERE %I IS NULL AND %s) s',
                            (SELECT pg_catalog.string_agg(pg_catalog.format('%s::text', k), ', ') FROM pg_catalog.unnest(keys) k),
                            pg_catalog.array_to_string(keys, ', '), rel, column_name, key_match)
                 INTO stuck, stuck_keys USING unwritten;
+            PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
             IF stuck > 0 THEN
                 why := nullif(pg_catalog.concat_ws('; ',
                     (SELECT 'BEFORE UPDATE trigger ' || pg_catalog.string_agg(DISTINCT pg_catalog.format('%I', t.tgname), ', ')
@@ -258,13 +281,14 @@ BEGIN
                                 ELSE pg_catalog.cardinality(waited_for) || ' transactions' END
                     USING DETAIL = pg_catalog.concat_ws('; ', 'backends ' || waiting_pids,
                                              CASE WHEN EXISTS (SELECT FROM pg_catalog.unnest(waited_for) w WHERE w LIKE 'prepared %')
-                                                  THEN 'prepared transactions holding a lock on ' || rel END);
+                                                  THEN 'prepared transactions holding a lock on ' || shown END);
             END IF;
             WHILE EXISTS (SELECT FROM pg_catalog.pg_locks l
                           WHERE (l.locktype = 'virtualxid' AND l.virtualxid = ANY (waited_for))
                              OR (l.locktype = 'relation' AND l.pid IS NULL
                                  AND 'prepared ' || l.virtualtransaction = ANY (waited_for))) LOOP
                 COMMIT;
+                PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
                 IF NOT pg_catalog.pg_try_advisory_xact_lock(lock_key) THEN
                     RAISE EXCEPTION 'crid_backfill: another crid_backfill took over %', label USING ERRCODE = '55006';
                 END IF;
@@ -284,6 +308,7 @@ BEGIN
                 updated_at = pg_catalog.clock_timestamp()
             WHERE s.relid = rel AND s.attnum = col.attnum;
         COMMIT;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
         IF NOT pg_catalog.pg_try_advisory_xact_lock(lock_key) THEN
             RAISE EXCEPTION 'crid_backfill: another crid_backfill took over %', label USING ERRCODE = '55006';
         END IF;
