@@ -123,6 +123,11 @@ check "without libfaketime, by hand: the TAP test skips" \
 check "without libfaketime, under make test: the TAP test fails" \
     test "$(faketime_test 1 | head -1)" = "not ok 1 - libfaketime is installed (make test requires it for this test)"
 
+# A check script's "ok - ... # SKIP why" lines are skipped checks, not passed.
+printf 'ok - one\nok - two # SKIP no server\nnot ok - three\n' >"$scratch/checks.log"
+check "a check script's skipped lines count as skipped" \
+    test "$(check_counts "$scratch/checks.log") $(check_skips "$scratch/checks.log")" = "1 1 1"
+
 # The citations check reads a repository of its own: in one with a stale
 # hint, a file that moved and a link to a missing heading it names each
 # with its file and line, and fails; once they are fixed it passes.

@@ -109,7 +109,7 @@ run_check_script() {
         f=$((f + 1))
         note="no count of its checks: none given, no plan printed"
     fi
-    record "$suite" "$p" "$f" 0 "$expected" "$note"
+    record "$suite" "$p" "$f" "$(check_skips "$WORK/$suite.log")" "$expected" "$note"
 }
 # The checks a script makes at its top level, one `check "..."` line each.
 checks_in() { grep -c '^check "' "$1"; }
