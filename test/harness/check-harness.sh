@@ -128,6 +128,30 @@ printf 'ok - one\nok - two # SKIP no server\nnot ok - three\n' >"$scratch/checks
 check "a check script's skipped lines count as skipped" \
     test "$(check_counts "$scratch/checks.log") $(check_skips "$scratch/checks.log")" = "1 1 1"
 
+# The doc examples' reader: which statements of a page print a result, and
+# how each is compared (the forms doc-examples.pl lists).
+cat >"$scratch/page.md" <<'PAGE'
+```sql
+-- postgresql.conf: shared_preload_libraries = 'crid', crid.node_id = 7
+SELECT 1;               -- 1: a value
+SELECT 2;               -- a word of prose
+SELECT now()::date;     -- 2026-12-03: of the clock, so its shape
+SELECT f(3);            -- e.g. 3: one value of many
+SELECT f(4);            -- ERROR 55000 here
+SELECT * FROM t;
+--  a | b
+--  1 | 2
+EXPLAIN SELECT 5;
+--  Result
+```
+PAGE
+mkdir "$scratch/examples"
+examples_skipped=$(perl "$(dirname "$0")/doc-examples.pl" extract "$scratch/examples" "$scratch/page.md")
+check "doc examples: a value, the clock's, chance's, an error and a table are read as such" \
+    test "$(perl -MJSON::PP -0777 -ne 'print join " ", map { $_->{check} ? $_->{check}{mode} : "-" } @{ decode_json($_)->{steps} }' \
+        "$scratch/examples/001/block.json")" = "exact - shape shape error table -"
+check "doc examples: a plan is skipped, with its reason" grep -q 'page.md:11 EXPLAIN SELECT 5 # SKIP a plan' <<<"$examples_skipped"
+
 # The citations check reads a repository of its own: in one with a stale
 # hint, a file that moved and a link to a missing heading it names each
 # with its file and line, and fails; once they are fixed it passes.
