@@ -25,11 +25,13 @@ RELEASED_UPGRADES = sql/crid--0.1.0--0.2.0.sql
 NEXT_UPGRADE      = sql/crid--0.2.0--0.3.0.sql
 UPGRADE_SCRIPTS   = $(RELEASED_UPGRADES) $(NEXT_UPGRADE)
 # A registry server without crid installed gets its tables from a script of
-# its own (docs/fleet.md, "A registry server without crid"), built the same way.
+# its own (docs/fleet.md, "A fleet of servers on one registry"), built the
+# same way.
 REGISTRY_SCRIPT = sql/registry/crid_registry_server.sql
 DATA            = $(BASE_SCRIPT) $(RELEASED_UPGRADES)
 # Installed beside PostgreSQL's programs: carries crid's mark files into the
-# data directory pg_upgrade made (README, "Upgrading PostgreSQL").
+# data directory pg_upgrade made (docs/postgresql-versions.md, "Upgrading
+# across majors with pg_upgrade").
 SCRIPTS         = bin/crid_copy_marks
 DATA_built      = sql/crid--$(EXTVERSION).sql $(NEXT_UPGRADE) $(REGISTRY_SCRIPT)
 

@@ -2,8 +2,9 @@
 # Checks of make test's own counting, one "ok"/"not ok" line each: the
 # results of every log format run-all.sh reads are counted (pg_regress of
 # PostgreSQL 15 and the TAP lines of 16 and later, prove -v with skips), a
-# suite that reports fewer tests than it has fails, and a TAP test whose
-# prerequisite is missing fails under make test instead of skipping.
+# suite that reports fewer tests than it has fails, a TAP test whose
+# prerequisite is missing fails under make test instead of skipping, and the
+# citations check names what is stale.
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/results.sh"
 source "$(dirname "$0")/../bench/lib.sh"
@@ -121,6 +122,55 @@ check "without libfaketime, by hand: the TAP test skips" \
     test "$(faketime_test '')" = "1..0 # SKIP libfaketime is not installed"
 check "without libfaketime, under make test: the TAP test fails" \
     test "$(faketime_test 1 | head -1)" = "not ok 1 - libfaketime is installed (make test requires it for this test)"
+
+# A check script's "ok - ... # SKIP why" lines are skipped checks, not passed.
+printf 'ok - one\nok - two # SKIP no server\nnot ok - three\n' >"$scratch/checks.log"
+check "a check script's skipped lines count as skipped" \
+    test "$(check_counts "$scratch/checks.log") $(check_skips "$scratch/checks.log")" = "1 1 1"
+
+# The doc examples' reader: which statements of a page print a result, and
+# how each is compared (the forms doc-examples.pl lists).
+cat >"$scratch/page.md" <<'PAGE'
+```sql
+-- postgresql.conf: shared_preload_libraries = 'crid', crid.node_id = 7
+SELECT 1;               -- 1: a value
+SELECT 2;               -- a word of prose
+SELECT now()::date;     -- 2026-12-03: of the clock, so its shape
+SELECT f(3);            -- e.g. 3: one value of many
+SELECT f(4);            -- ERROR 55000 here
+SELECT * FROM t;
+--  a | b
+--  1 | 2
+EXPLAIN SELECT 5;
+--  Result
+```
+PAGE
+mkdir "$scratch/examples"
+examples_skipped=$(perl "$(dirname "$0")/doc-examples.pl" extract "$scratch/examples" "$scratch/page.md")
+check "doc examples: a value, the clock's, chance's, an error and a table are read as such" \
+    test "$(perl -MJSON::PP -0777 -ne 'print join " ", map { $_->{check} ? $_->{check}{mode} : "-" } @{ decode_json($_)->{steps} }' \
+        "$scratch/examples/001/block.json")" = "exact - shape shape error table -"
+check "doc examples: a plan is skipped, with its reason" grep -q 'page.md:11 EXPLAIN SELECT 5 # SKIP a plan' <<<"$examples_skipped"
+
+# The citations check reads a repository of its own: in one with a stale
+# hint, a file that moved and a link to a missing heading it names each
+# with its file and line, and fails; once they are fixed it passes.
+mkdir -p "$scratch/repo/src/core" "$scratch/repo/docs"
+printf '# Guide\n\n## Restoring the registry\n\nSee [the guide](#restoring).\n' >"$scratch/repo/docs/guide.md"
+printf '// Renewal: core/lease.cpp has the argument.\nconst char *hint = "see \\"Restoring the "\n                   "registry\\" in the README";\n' \
+    >"$scratch/repo/src/core/clock.cpp"
+printf '# crid\n' >"$scratch/repo/README.md"
+(cd "$scratch/repo" && git init -q . && git add -A)
+citations=$("$(dirname "$0")/check-citations.pl" "$scratch/repo" || true)
+check "citations: a stale hint is named with its file and line" \
+    grep -qF 'src/core/clock.cpp:2: "Restoring the registry" in README: README.md has no such heading' <<<"$citations"
+check "citations: a file that is not there is named" grep -qF 'src/core/clock.cpp:1: core/lease.cpp: no such file' <<<"$citations"
+check "citations: a link to a missing heading is named" grep -qF 'docs/guide.md:5: #restoring: docs/guide.md has no such heading' <<<"$citations"
+check "citations: the two kinds with a dangling citation fail" test "$(grep -c '^not ok - ' <<<"$citations")" = 2
+sed -i 's/core\/lease.cpp/core\/clock.cpp/' "$scratch/repo/src/core/clock.cpp"
+sed -i 's/in the README/in docs\/guide.md/' "$scratch/repo/src/core/clock.cpp"
+sed -i 's/(#restoring)/(#restoring-the-registry)/' "$scratch/repo/docs/guide.md"
+check "citations: fixed, every citation leads somewhere" bash -c "'$(dirname "$0")/check-citations.pl' '$scratch/repo' >/dev/null"
 
 # make bench publishes (bench/, and the README's and docs' tables made from
 # it) only a full run: one with BENCH_QUICK, BENCH_SECTIONS or any size

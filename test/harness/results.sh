@@ -30,10 +30,11 @@ tap_counts() {
 }
 
 # "passed failed" of a script that prints one "ok - ..." or "not ok - ..."
-# line a check.
+# line a check; "ok - ... # SKIP why" is a check skipped (check_skips).
 check_counts() {
-    awk '/^ok - / { p++ } /^not ok - / { f++ } END { print p + 0, f + 0 }' "$1"
+    awk '/^ok - .*# SKIP/ { next } /^ok - / { p++ } /^not ok - / { f++ } END { print p + 0, f + 0 }' "$1"
 }
+check_skips() { grep -c '^ok - .*# SKIP' "$1" || true; }
 
 # The number of checks a script's log says it makes (its plan, "1..N"),
 # or nothing when it printed none.

@@ -3,7 +3,7 @@
 # test-only module crid_test), then runs every suite and ends with one line
 # "N passed, M failed, K skipped" (non-zero exit on any failure). Suites: core unit
 # tests (also under sanitizers), fuzzing, clang-format, release and
-# packaging checks, `make installcheck` (pg_regress with
+# packaging checks, citations, doc examples, `make installcheck` (pg_regress with
 # crid preloaded, isolation specs, TAP: restart, crash, clock, upgrades),
 # pg_regress without preloading, and the exception boundary.
 #
@@ -109,7 +109,7 @@ run_check_script() {
         f=$((f + 1))
         note="no count of its checks: none given, no plan printed"
     fi
-    record "$suite" "$p" "$f" 0 "$expected" "$note"
+    record "$suite" "$p" "$f" "$(check_skips "$WORK/$suite.log")" "$expected" "$note"
 }
 # The checks a script makes at its top level, one `check "..."` line each.
 checks_in() { grep -c '^check "' "$1"; }
@@ -139,6 +139,10 @@ record format $((1 - unformatted)) "$unformatted" 0 1
 # --- release and packages --------------------------------------------------------
 run_check_script harness "$CRID_ROOT/test/harness/check-harness.sh" "$(checks_in "$CRID_ROOT/test/harness/check-harness.sh")"
 run_check_script release "$CRID_ROOT/test/harness/check-release.sh"
+# Every page, heading and file a comment, message or page cites exists.
+run_check_script citations "$CRID_ROOT/test/harness/check-citations.pl" 4
+# The examples of the README and docs/ that print a result print it.
+run_check_script doc-examples "$CRID_ROOT/test/harness/check-doc-examples.sh"
 # Hardening: sanitizers over the core unit tests, then a fixed number of
 # fuzzing inputs per target (make fuzz runs longer).
 run_check_script sanitizers "$CRID_ROOT/test/harness/run-sanitizers.sh" \

@@ -10,7 +10,8 @@
 // A column DEFAULT cannot read another column, hence a trigger. It serves
 // tables that are not partitioned by the id: PostgreSQL routes a row to its
 // partition before BEFORE ROW triggers run, so a table partitioned by the
-// id's gene needs the id in the INSERT itself (README, "Writing rows").
+// id's gene needs the id in the INSERT itself (docs/genes.md, "Writing rows
+// whose id carries another column's gene").
 // An id that is not NULL is left as it is.
 #include "common/postgres_headers.hpp"
 

@@ -343,7 +343,7 @@ void report_regression(const char *what, int64_t ts, int64_t next_ts) {
                        "only where the registry's own check allows (second %lld is left behind).",
                        static_cast<long long>(next_ts), static_cast<long long>(ts)),
              errhint("The registry table was rebuilt, truncated, restored or failed over: see \"Restoring the "
-                     "registry\" in crid's README.")));
+                     "registry\" in crid's docs/fleet.md.")));
 }
 
 // A failure outside SQL (settings, the clock): reported, counted.
@@ -382,7 +382,7 @@ void learn(const Round &r) {
                        "lost with the old table may have used, so no id is served twice.",
                        static_cast<long long>(r.view.floor)),
              errhint("The registry was truncated, re-created, restored or failed over. Reservations resume within "
-                     "about two seconds; see \"Restoring the registry\" in crid's README.")));
+                     "about two seconds; see \"Restoring the registry\" in crid's docs/fleet.md.")));
 }
 
 // The registry records another crid.epoch than this server's: every id

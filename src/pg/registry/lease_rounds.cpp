@@ -131,10 +131,10 @@ constexpr const char *live_sql =
 //
 // mint_from is when the new holder may mint on the node: at once after a
 // holder whose lease lapsed, but a takeover delay later when the earlier
-// holder cannot be shown to have stopped (core/lease.hpp): the node had no
-// row, or the registry's table changed less than the delay ago, so a lapsed
-// row may be one that missed renewals. A row that was this server's keeps
-// its mint_from.
+// holder cannot be shown to have stopped (core/snowflake_lease.hpp): the
+// node had no row, or the registry's table changed less than the delay ago,
+// so a lapsed row may be one that missed renewals. A row that was this
+// server's keeps its mint_from.
 #define TAKEOVER_DELAY "($9::pg_catalog.float8 OPERATOR(pg_catalog.*) '1 millisecond'::pg_catalog.interval)"
 constexpr const char *take_sql =
     "WITH wanted AS (%2$s),"

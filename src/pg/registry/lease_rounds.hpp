@@ -4,7 +4,8 @@
 // a registry it registers those nodes there, and refuses a node another live
 // server holds. It renews every third of crid.node_lease_ttl, writing its
 // high-water bound into the rows, and publishes in shared memory what is
-// safely held until when (lease_shared.hpp; core/lease.hpp has the argument).
+// safely held until when (snowflake/node_fence.hpp; core/snowflake_lease.hpp
+// has the argument).
 #pragma once
 
 #include "common/postgres_headers.hpp"

@@ -109,7 +109,7 @@ Found locate_check(Session &session, Location &out, const char *schema, bool ext
                     "checks every reservation "
                     "with; run %s there",
                     session.name(), schema,
-                    extension ? "ALTER EXTENSION crid UPDATE" : "crid_registry_server.sql (README) again");
+                    extension ? "ALTER EXTENSION crid UPDATE" : "crid_registry_server.sql (docs/fleet.md) again");
         return Found::outdated;
     }
     qualified(out.check, sizeof out.check, schema, "crid_registry_check");

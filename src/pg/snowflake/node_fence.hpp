@@ -4,7 +4,7 @@
 // safely held, and what backends tell a caller whose node is not held. The
 // registry worker's lease rounds (registry/lease_rounds.hpp) write it; every
 // snowflake id of a fenced server reads it (two atomic loads and a vDSO
-// clock read). core/lease.hpp has the argument.
+// clock read). core/snowflake_lease.hpp has the argument.
 #pragma once
 
 #include "common/postgres_headers.hpp"

@@ -181,7 +181,7 @@ $node->reload;
 
 # A layout change would make new ids comparable with nothing minted before:
 # the server starts, but snowflake ids are refused until the old layout is
-# back (or the change is accepted: 006_availability.pl).
+# back (or the change is accepted: 022_availability.pl).
 set_clock_offset('+0');
 $node->stop('fast');
 $node->append_conf('postgresql.conf', "crid.snowflake_sequence_bits = 11\n");
