@@ -1,7 +1,7 @@
 # The snowflake clock policy against a server whose clock really moves
-# (libfaketime): a few ms back waits, hundreds of ms back borrows, seconds back
-# refuses naming the drift; then restarts and crashes with the clock behind
-# never give an id smaller than one handed out before.
+# (libfaketime): a few ms back waits, back within crid.clock_borrow_ms
+# borrows, beyond it refuses naming the drift; then restarts and crashes with
+# the clock behind never give an id smaller than one handed out before.
 use strict;
 use warnings;
 use FindBin;
@@ -89,16 +89,34 @@ is(counter('clock_borrows'), $borrows_before, '... and borrowed no id ahead of t
 is($node->safe_psql('postgres', 'SELECT backwards FROM minted'), '0', '... and each id was greater than the one before');
 is(all_increasing('start', 'back_3ms'), 't', '... and than every id before the steps');
 
-# Hundreds of ms back: within crid.clock_borrow_ms, ids continue ahead of the clock.
-set_clock_offset(sprintf('-%.3f', ($offset_ms + 400) / 1000));
-mint('back_400ms', 20000);
-is(all_increasing('back_3ms', 'back_400ms'), 't', 'clock 400 ms back: every id greater than before');
+# crid.clock_borrow_ms by reload, seen by new sessions before the test goes on.
+sub set_borrow_ms
+{
+	my ($ms) = @_;
+	$node->safe_psql('postgres', "ALTER SYSTEM SET crid.clock_borrow_ms = $ms; SELECT pg_reload_conf()");
+	$node->poll_query_until('postgres',
+		"SELECT setting = '$ms' FROM pg_settings WHERE name = 'crid.clock_borrow_ms'")
+	  or die "crid.clock_borrow_ms did not become $ms";
+}
+
+# Back within crid.clock_borrow_ms: ids continue ahead of the clock. The
+# step and the window are wide (30 s back in a 60 s window), so that however
+# long the next session takes to start on a loaded machine, the clock is
+# still behind the last id when it mints: a step of a few hundred ms could
+# be over before the first call.
+set_borrow_ms(60000);
+set_clock_offset(sprintf('-%.3f', ($offset_ms + 30000) / 1000));
+mint('back_borrow', 20000);
+is(all_increasing('back_3ms', 'back_borrow'), 't', 'clock 30 s back, within the borrow window: every id greater than before');
 cmp_ok(counter('clock_borrows'), '>', 0, 'and those ids were borrowed from a logical clock');
 
-# Seconds back: refuse, naming the drift and the setting.
-set_clock_offset('-5');
+# Beyond the window: refuse, naming the drift and the setting. Back by a
+# minute against a window of 1 s, for the same reason.
+set_borrow_ms(1000);
+$node->safe_psql('postgres', 'ALTER SYSTEM RESET crid.clock_borrow_ms');
+set_clock_offset('-60');
 my ($ret, $out, $err) = $node->psql('postgres', 'SELECT snowflake_next(1)');
-isnt($ret, 0, 'clock 5 s back: snowflake_next refuses');
+isnt($ret, 0, 'clock a minute back: snowflake_next refuses');
 like($err, qr/clock moved back by \d+ ms/, 'the error names the drift');
 like($err, qr/crid\.clock_borrow_ms/, 'and the setting to change');
 cmp_ok(counter('clock_refusals'), '>', 0, 'refusals are counted');
@@ -109,7 +127,7 @@ is($node->safe_psql('postgres', 'SELECT snowflake_next(2) > 0'), 't', 'a fresh n
 # The clock is fixed: generation resumes, still increasing.
 set_clock_offset('+0');
 mint('fixed', 2000);
-is(all_increasing('back_400ms', 'fixed'), 't', 'clock restored: generation resumes, ids greater');
+is(all_increasing('back_borrow', 'fixed'), 't', 'clock restored: generation resumes, ids greater');
 
 # Restart with the clock behind by more than the borrow window: refused, not repeated.
 my $uuid_before = $node->safe_psql('postgres', 'SELECT max(uuid_generate_v7()::text) FROM generate_series(1, 1000)');
