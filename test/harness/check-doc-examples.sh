@@ -36,7 +36,7 @@ cat "$work/skipped.log"
 # Servers keep their sockets in $work.
 bin=$(pg_bindir)
 psql() { as_pg "$bin/psql" -X -q -h "$work" -p "$port" -U postgres "$@"; }
-port=$(free_port 55400)
+port=$(free_port 45400)
 as_pg "$bin/initdb" -D "$work/template" -A trust -U postgres >/dev/null
 data="$work/template"
 start_server "$data" "$port" </dev/null
@@ -53,7 +53,7 @@ for block in "$work"/blocks/*/; do
     data="$work/server"
     as_pg rm -rf "$data"
     as_pg cp -a "$work/template" "$data"
-    port=$(free_port 55400)
+    port=$(free_port 45400)
     {
         echo "shared_preload_libraries = 'crid'"
         echo "timezone = 'UTC'"

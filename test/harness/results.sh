@@ -45,10 +45,11 @@ plan_of() {
 # The line of the summary for a suite, and the failures it adds: a suite
 # whose log shows fewer results than it has tests (one that vanished, a
 # runner that died) fails by as many; one that shows none fails. Prints
-# "failed line": the failures with the shortfall added, then the line.
-#   suite_line NAME PASSED FAILED SKIPPED EXPECTED(or "") [NOTE]
+# "failed line": the failures with the shortfall added, then the line, which
+# ends with the suite's time when SECONDS is given.
+#   suite_line NAME PASSED FAILED SKIPPED EXPECTED(or "") [NOTE [SECONDS]]
 suite_line() {
-    local suite=$1 passed=$2 failed=$3 skipped=$4 expected=$5 note=${6:+ ($6)} ran
+    local suite=$1 passed=$2 failed=$3 skipped=$4 expected=$5 note=${6:+ ($6)} seconds=${7:+ in ${7}s} ran
     ran=$((passed + failed + skipped))
     if [ -n "$expected" ] && [ "$ran" -lt "$expected" ]; then
         failed=$((failed + expected - ran))
@@ -60,7 +61,8 @@ suite_line() {
         failed=1
         note="$note (nothing ran)"
     fi
-    printf '%d %-22s %4d passed, %d failed, %d skipped%s\n' "$failed" "$suite:" "$passed" "$failed" "$skipped" "$note"
+    printf '%d %-22s %4d passed, %d failed, %d skipped%s%s\n' "$failed" "$suite:" "$passed" "$failed" "$skipped" \
+        "$seconds" "$note"
 }
 
 # "passed failed skipped" of the last closing line of a log ("N passed, M

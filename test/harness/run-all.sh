@@ -13,6 +13,12 @@
 # and shown; a prerequisite a test would skip without (libfaketime) is a
 # failure here.
 #
+# Time: the TAP files, which mostly wait (for leases, failovers, replication),
+# run several at once, in the background and the slowest first, while the
+# other suites run; every server a suite of this script starts outside TAP
+# listens below the ports TAP picks from (49152 and up), so the two never
+# race for one. Each suite's line ends with its time.
+#
 # run-all.sh --pg-only runs only what depends on the PostgreSQL major: the
 # build, make installcheck, pg_regress without preloading, and, where an
 # older major is installed beside this one (a root of pg-root.sh), the
@@ -29,6 +35,7 @@ case ${1:-} in
 *) echo "usage: run-all.sh [--pg-only]" >&2; exit 2 ;;
 esac
 
+started_at=$(date +%s)
 ensure_packages
 build_and_install
 log "building and installing the test module crid_test"
@@ -50,12 +57,18 @@ total_failed=0
 total_skipped=0
 summary=()
 
+# When each suite began (begin NAME), for the time on its line.
+declare -A began
+begin() { began[$1]=$(date +%s); }
+
 # Adds a suite's counts to the total and remembers its line, with the
-# shortfall against the tests it has counted as failures (suite_line).
-#   record NAME PASSED FAILED [SKIPPED [EXPECTED [NOTE]]]
+# shortfall against the tests it has counted as failures (suite_line), and
+# its time since `begin NAME` (or SECONDS, given).
+#   record NAME PASSED FAILED [SKIPPED [EXPECTED [NOTE [SECONDS]]]]
 record() {
-    local out failed
-    out=$(suite_line "$1" "$2" "$3" "${4:-0}" "${5:-}" "${6:-}")
+    local out failed seconds=${7:-}
+    [ -n "$seconds" ] || [ -z "${began[$1]:-}" ] || seconds=$(($(date +%s) - began[$1]))
+    out=$(suite_line "$1" "$2" "$3" "${4:-0}" "${5:-}" "${6:-}" "$seconds")
     failed=${out%% *}
     total_passed=$((total_passed + $2))
     total_failed=$((total_failed + failed))
@@ -85,11 +98,12 @@ run_regress_suite() {
     local out="$WORK/$suite" status=0
     as_pg mkdir -p "$out"
     log "$runner: $suite"
+    begin "$suite"
     # From PostgreSQL 16 on the expected files are read from --expecteddir,
     # by default the current folder, not from --inputdir: run in the latter.
     (cd "$inputdir" && as_pg "$runner" \
         --temp-instance="$out/instance" --temp-config="$WORK/test/harness/$conf" \
-        --bindir="$BINDIR" --inputdir="$inputdir" --outputdir="$out" \
+        --bindir="$BINDIR" --inputdir="$inputdir" --outputdir="$out" --port="$(free_port 44000)" \
         --dbname="$dbname" "$@") 2>&1 | tee "$out/run.log" || status=$?
     record_regress_log "$suite" "$out/run.log" "$status" "$out/regression.diffs" $#
 }
@@ -101,6 +115,7 @@ run_regress_suite() {
 run_check_script() {
     local suite=$1 script=$2 expected=${3:-} status=0 p f note=
     log "$suite checks"
+    begin "$suite"
     "$script" | tee "$WORK/$suite.log" || status=$?
     read -r p f < <(check_counts "$WORK/$suite.log")
     [ "$status" != 0 ] && [ "$f" = 0 ] && f=1
@@ -114,9 +129,44 @@ run_check_script() {
 # The checks a script makes at its top level, one `check "..."` line each.
 checks_in() { grep -c '^check "' "$1"; }
 
+# --- TAP, in the background ---------------------------------------------------
+# The PGXS suites exactly as a user's `make installcheck` runs them, with
+# CRID_REQUIRE_PREREQUISITES: a TAP test that would skip for a missing
+# prerequisite (CridTest.pm) fails instead.
+installcheck() {
+    as_pg env CRID_REQUIRE_PREREQUISITES=1 make -C "$WORK" --no-print-directory installcheck PG_CONFIG="$PG_CONFIG" "$@"
+}
+# TAP files by how long they take, the slowest first, so that none starts
+# last and keeps the others waiting; the rest in name order, files not
+# listed among them.
+TAP_SLOWEST=(035_lease_seams 036_registry_ha 040_active_active 020_registry_backwards 032_node_leases
+             041_crid_check 031_fleet_registry 033_plain_registry 034_registry_seams 042_all_tables_publication)
+# How many TAP files run at once (TAP_JOBS=1: one after the other).
+TAP_JOBS=${TAP_JOBS:-4}
+tap_order() {
+    local name listed=" ${TAP_SLOWEST[*]} "
+    for name in "${TAP_SLOWEST[@]}"; do
+        [ -f "$CRID_ROOT/test/tap/t/$name.pl" ] && echo "test/tap/t/$name.pl"
+    done
+    for name in "$CRID_ROOT"/test/tap/t/*.pl; do
+        name=$(basename "$name" .pl)
+        [[ $listed == *" $name "* ]] || echo "test/tap/t/$name.pl"
+    done
+}
+log "make installcheck: TAP, $TAP_JOBS files at once, in the background (its log follows the other suites)"
+begin tap
+(
+    status=0
+    installcheck REGRESS= ISOLATION= PROVE_FLAGS="-v --timer -j$TAP_JOBS" PROVE_TESTS="$(tap_order | tr '\n' ' ')" \
+        >"$WORK/tap.log" 2>&1 || status=$?
+    echo "$status $(date +%s)" >"$WORK/tap.done"
+) &
+tap_job=$!
+
 if [ "$pg_only" = 0 ]; then
 # --- core unit tests -------------------------------------------------------
 log "core unit tests"
+begin core
 status=0
 "$CRID_ROOT/test/harness/run-core-tests.sh" | tee "$WORK/core.log" || status=$?
 line=$(grep -E '^core: [0-9]+ passed, [0-9]+ failed' "$WORK/core.log" || echo "core: 0 passed, 1 failed")
@@ -129,6 +179,7 @@ record "core" "$p" "$f" 0 "$(cat "$CRID_ROOT"/test/core/*.cpp | grep -c '^TEST('
 # --- formatting --------------------------------------------------------------
 # One check: every C++ file as .clang-format lays it out (make format fixes it).
 log "clang-format"
+begin format
 unformatted=0
 for file in "$CRID_ROOT"/src/core/*.?pp "$CRID_ROOT"/src/pg/*/*.?pp "$CRID_ROOT"/test/core/*.?pp \
     "$CRID_ROOT"/test/module/*.?pp "$CRID_ROOT"/test/fuzz/*.?pp; do
@@ -151,42 +202,23 @@ run_check_script fuzz "$CRID_ROOT/test/harness/run-fuzz.sh" "$(ls "$CRID_ROOT"/t
 run_check_script packages "$CRID_ROOT/test/harness/check-packages.sh" "$(checks_in "$CRID_ROOT/test/harness/check-packages.sh")"
 fi
 
-# --- make installcheck -------------------------------------------------------------
-# The PGXS suites exactly as a user's `make installcheck` runs them, one
-# suite at a time so a failure in one still lets the others run.
+# --- make installcheck: pg_regress and isolation -------------------------------
+# One suite at a time, so a failure in one still lets the others run; on a
+# port below TAP's.
 PG_REGRESS="$PGXS_DIR/../test/regress/pg_regress"
-# CRID_REQUIRE_PREREQUISITES: a TAP test that would skip for a missing
-# prerequisite (CridTest.pm) fails instead.
-installcheck() {
-    as_pg env CRID_REQUIRE_PREREQUISITES=1 make -C "$WORK" --no-print-directory installcheck PG_CONFIG="$PG_CONFIG" "$@"
-}
 log "make installcheck: pg_regress"
+begin regress-preloaded
 status=0
-installcheck ISOLATION= TAP_TESTS= 2>&1 | tee "$WORK/regress.log" || status=$?
+installcheck ISOLATION= TAP_TESTS= EXTRA_REGRESS_OPTS="--port=$(free_port 44100)" 2>&1 | tee "$WORK/regress.log" ||
+    status=$?
 record_regress_log regress-preloaded "$WORK/regress.log" "$status" "$WORK/regression.diffs" "$(count_of "$(make_var REGRESS)")"
 
 log "make installcheck: isolation"
+begin isolation
 status=0
-installcheck REGRESS= TAP_TESTS= 2>&1 | tee "$WORK/isolation.log" || status=$?
+installcheck REGRESS= TAP_TESTS= EXTRA_REGRESS_OPTS="--port=$(free_port 44200)" 2>&1 | tee "$WORK/isolation.log" ||
+    status=$?
 record_regress_log isolation "$WORK/isolation.log" "$status" "$WORK/output_iso/regression.diffs" "$(count_of "$(make_var ISOLATION)")"
-
-log "make installcheck: TAP"
-status=0
-installcheck REGRESS= ISOLATION= PROVE_FLAGS=-v 2>&1 | tee "$WORK/tap.log" || status=$?
-read -r p f s plans < <(tap_counts "$WORK/tap.log")
-[ "$status" != 0 ] && [ "$f" = 0 ] && f=1
-# Every file prints its plan when it ends (done_testing): a file that died
-# or never ran printed none.
-tap_files=$(ls "$CRID_ROOT"/test/tap/t/*.pl | wc -l)
-note="$plans of $tap_files files ran to the end"
-[ "$plans" -lt "$tap_files" ] && f=$((f + tap_files - plans))
-if [ "$f" != 0 ]; then
-    for l in "$WORK"/tmp_check/log/regress_log_*; do
-        [ -f "$l" ] && { echo "--- $l"; tail -n 60 "$l"; }
-    done
-fi
-grep -E '^(ok [0-9]+.*# *skip|1\.\.0 *# *SKIP)' "$WORK/tap.log" || true
-record tap "$p" "$f" "$s" "" "$note"
 
 # --- pg_regress outside PGXS -------------------------------------------------------
 # A server without crid preloaded, and the exception boundary through the
@@ -215,7 +247,28 @@ else
     record pg_upgrade 0 1 0 "" "no major older than $(pg_major) is installed beside it"
 fi
 
+# --- TAP's results ------------------------------------------------------------
+log "make installcheck: TAP (waiting for it to end)"
+wait "$tap_job" || true
+cat "$WORK/tap.log"
+read -r status tap_end 2>/dev/null <"$WORK/tap.done" || { status=1; tap_end=$(date +%s); }
+read -r p f s plans < <(tap_counts "$WORK/tap.log")
+[ "$status" != 0 ] && [ "$f" = 0 ] && f=1
+# Every file prints its plan when it ends (done_testing): a file that died
+# or never ran printed none.
+tap_files=$(ls "$CRID_ROOT"/test/tap/t/*.pl | wc -l)
+note="$plans of $tap_files files ran to the end"
+[ "$plans" -lt "$tap_files" ] && f=$((f + tap_files - plans))
+if [ "$f" != 0 ]; then
+    for l in "$WORK"/tmp_check/log/regress_log_*; do
+        [ -f "$l" ] && { echo "--- $l"; tail -n 60 "$l"; }
+    done
+fi
+grep -E '^(ok [0-9]+.*# *skip|1\.\.0 *# *SKIP)' "$WORK/tap.log" || true
+record tap "$p" "$f" "$s" "" "$note" $((tap_end - began[tap]))
+
 echo
 printf '%s\n' "${summary[@]}"
+echo "$(($(date +%s) - started_at))s in all"
 echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
 [ "$total_failed" = 0 ]
