@@ -5,8 +5,8 @@
 #include "genes/gene_generators.hpp"
 
 #include "common/boundary.hpp"
-#include "blocks/crid_next.hpp"
-#include "blocks/crid_settings.hpp"
+#include "crid_ids/crid_next.hpp"
+#include "crid_ids/crid_ids_settings.hpp"
 #include "genes/gene_keys.hpp"
 #include "common/args.hpp"
 #include "uuidv7/uuidv7_source.hpp"

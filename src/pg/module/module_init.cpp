@@ -2,18 +2,18 @@
 #include "common/postgres_headers.hpp"
 #include "common/pg_compat.hpp"
 
-#include "blocks/block_shared.hpp"
-#include "blocks/crid_settings.hpp"
+#include "crid_ids/block_shared.hpp"
+#include "crid_ids/crid_ids_settings.hpp"
 #include "common/clock_policy.hpp"
 #include "common/start_settings.hpp"
 #include "registry/registry_settings.hpp"
-#include "registry/registry_worker.hpp"
-#include "registry/worker_states.hpp"
+#include "worker/worker_main.hpp"
+#include "worker/state_texts.hpp"
 #include "marks/high_water_keeper.hpp"
 #include "marks/high_water_wal.hpp"
 #include "module/shared_memory.hpp"
 #include "snowflake/snowflake_settings.hpp"
-#include "time/time_predicates.hpp"
+#include "queries_by_time/time_predicates.hpp"
 #include "uuidv7/uuidv7_source.hpp"
 
 extern "C" {

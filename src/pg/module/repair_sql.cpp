@@ -4,8 +4,8 @@
 // moves a mark and then the words of the families that follow it.
 #include "common/postgres_headers.hpp"
 
-#include "blocks/block_shared.hpp"
-#include "blocks/crid_settings.hpp"
+#include "crid_ids/block_shared.hpp"
+#include "crid_ids/crid_ids_settings.hpp"
 #include "common/args.hpp"
 #include "common/boundary.hpp"
 #include "common/minting.hpp"

@@ -4,12 +4,12 @@
 
 #include "common/postgres_headers.hpp"
 
-#include "blocks/block_shared.hpp"
+#include "crid_ids/block_shared.hpp"
 #include "common/minting.hpp"
 #include "marks/high_water.hpp"
 #include "marks/registry_mark.hpp"
 #include "registry/registry_settings.hpp"
-#include "registry/worker_status.hpp"
+#include "worker/worker_shared.hpp"
 #include "snowflake/mint_counts.hpp"
 #include "snowflake/node_fence.hpp"
 #include "snowflake/node_words.hpp"

@@ -2,11 +2,11 @@
 // (family, node, metric), so new families add rows rather than columns.
 #include "common/postgres_headers.hpp"
 
-#include "blocks/block_shared.hpp"
+#include "crid_ids/block_shared.hpp"
 #include "common/minting.hpp"
 #include "marks/high_water.hpp"
 #include "marks/registry_mark.hpp"
-#include "registry/worker_status.hpp"
+#include "worker/worker_shared.hpp"
 #include "snowflake/mint_counts.hpp"
 #include "snowflake/node_fence.hpp"
 #include "snowflake/node_words.hpp"

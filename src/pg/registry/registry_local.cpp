@@ -5,7 +5,7 @@
 
 #include "common/boundary.hpp"
 
-#include "registry/registry_worker.hpp"
+#include "worker/worker_main.hpp"
 #include "registry/registry_settings.hpp"
 
 extern "C" {

@@ -16,8 +16,8 @@
 
 #include "registry/pinned_settings.hpp"
 #include "registry/registry_settings.hpp"
-#include "registry/registry_worker.hpp"
-#include "registry/worker_status.hpp"
+#include "worker/worker_main.hpp"
+#include "worker/worker_shared.hpp"
 
 #include "core/clock.hpp"
 #include "core/time_units.hpp"

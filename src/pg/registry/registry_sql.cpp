@@ -5,7 +5,7 @@
 #include "common/postgres_headers.hpp"
 
 #include "common/minting.hpp"
-#include "blocks/crid_settings.hpp"
+#include "crid_ids/crid_ids_settings.hpp"
 #include "common/args.hpp"
 #include "common/boundary.hpp"
 #include "registry/registry_location.hpp"

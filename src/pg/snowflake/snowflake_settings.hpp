@@ -30,7 +30,7 @@ void server_layout_text(char (&out)[256]);
 int configured_node();
 
 // crid.node_id as set: 'lease' (true), or a node number (-1: none). For the
-// worker that leases and registers nodes (registry/lease_rounds.hpp).
+// worker that leases and registers nodes (worker/lease_rounds.hpp).
 bool node_id_is_lease();
 int static_node_id();
 

@@ -1,7 +1,7 @@
-#include "registry/worker_states.hpp"
+#include "worker/state_texts.hpp"
 
 #include "registry/registry_settings.hpp"
-#include "registry/worker_status.hpp"
+#include "worker/worker_shared.hpp"
 
 #include "core/clock.hpp"
 #include "core/time_units.hpp"

@@ -19,7 +19,7 @@
 #include "common/postgres_headers.hpp"
 
 #include "snowflake/snowflake_settings.hpp"
-#include "time/time_keys.hpp"
+#include "queries_by_time/time_keys.hpp"
 
 extern "C" {
 #include "access/stratnum.h"

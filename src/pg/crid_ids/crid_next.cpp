@@ -1,11 +1,11 @@
 // crid_next(): ids from the shared block server, one path for crid_next()
 // and crid_next(gene, bits).
-#include "blocks/crid_next.hpp"
+#include "crid_ids/crid_next.hpp"
 
 #include "common/pg_compat.hpp"
 
-#include "blocks/block_shared.hpp"
-#include "blocks/crid_settings.hpp"
+#include "crid_ids/block_shared.hpp"
+#include "crid_ids/crid_ids_settings.hpp"
 #include "common/minting.hpp"
 #include "marks/registry_mark.hpp"
 

@@ -26,7 +26,7 @@ enum class WorkerState : int {
 const char *state_name(WorkerState state);
 
 // For crid_next() that waited crid.allocation_timeout in vain (installed as
-// the block server's explainer at load, blocks/block_shared.hpp): why, in
+// the block server's explainer at load, crid_ids/block_shared.hpp): why, in
 // the words of the worker's state (or of what the worker is seen doing
 // now), its last detail, and a hint for that cause.
 void explain_timeout(char *why, size_t why_size, char *detail, size_t detail_size, char *hint, size_t hint_size);

@@ -1,6 +1,6 @@
 // The registry worker's supply of crid blocks: reserving blocks in the
 // registry while the server runs low, and publishing into the block server
-// (blocks/block_shared.hpp) those that lie above everything it served before
+// (crid_ids/block_shared.hpp) those that lie above everything it served before
 // (core/registry_guard.hpp), after the registry mark covers them.
 #pragma once
 

@@ -1,12 +1,12 @@
-#include "registry/lease_rounds.hpp"
+#include "worker/lease_rounds.hpp"
 
-#include "blocks/block_shared.hpp"
+#include "crid_ids/block_shared.hpp"
 #include "registry/registry_settings.hpp"
 #include "marks/high_water.hpp"
 #include "snowflake/node_fence.hpp"
 #include "snowflake/node_words.hpp"
 #include "common/clock_policy.hpp"
-#include "registry/registry_link.hpp"
+#include "worker/registry_link.hpp"
 #include "snowflake/snowflake_settings.hpp"
 
 #include "core/clock.hpp"

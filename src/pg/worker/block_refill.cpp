@@ -1,11 +1,11 @@
-#include "registry/block_refill.hpp"
+#include "worker/block_refill.hpp"
 
-#include "blocks/block_shared.hpp"
-#include "blocks/crid_settings.hpp"
+#include "crid_ids/block_shared.hpp"
+#include "crid_ids/crid_ids_settings.hpp"
 #include "common/boundary.hpp"
 #include "marks/registry_mark.hpp"
-#include "registry/registry_link.hpp"
-#include "registry/worker_status.hpp"
+#include "worker/registry_link.hpp"
+#include "worker/worker_shared.hpp"
 
 #include "core/clock.hpp"
 #include "core/registry_floor.hpp"
@@ -211,7 +211,7 @@ void view_sink(void *context, int columns, const char *const *v) noexcept {
 // The registry's next_seq of second $1 (no row when it has none), in table
 // $2 when read here. This server's own registry is read through crid_registry_next_seq,
 // as the table's owner: the worker is a superuser, and the table may belong
-// to a less privileged role (registry_access.cpp). A remote registry is read
+// to a less privileged role (registry/registry_access.cpp). A remote registry is read
 // with the fleet role's own rights, and may be one without crid's C code.
 void row_sql(char *out, size_t size, const Location &where, bool remote) {
     if (remote)

@@ -1,4 +1,4 @@
-#include "registry/worker_status.hpp"
+#include "worker/worker_shared.hpp"
 
 #include "common/shared_struct.hpp"
 #include "registry/registry_settings.hpp"

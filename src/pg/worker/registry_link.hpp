@@ -19,7 +19,7 @@ const Location *located(Failure &failure);
 
 // Forgets the location (after a failed statement: the table may have been
 // dropped or re-created). A lost remote connection is dropped by the session
-// itself (registry_session.hpp).
+// itself (registry/registry_session.hpp).
 void forget_location();
 
 // Runs a batch on the session (see Session::run), timing it into the

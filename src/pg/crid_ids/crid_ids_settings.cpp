@@ -1,4 +1,4 @@
-#include "blocks/crid_settings.hpp"
+#include "crid_ids/crid_ids_settings.hpp"
 
 #include "common/boundary.hpp"
 #include "common/settings_support.hpp"

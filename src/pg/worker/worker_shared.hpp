@@ -6,7 +6,7 @@
 
 #include "common/postgres_headers.hpp"
 
-#include "registry/worker_states.hpp"
+#include "worker/state_texts.hpp"
 
 extern "C" {
 #include "storage/spin.h"

@@ -60,8 +60,8 @@
 
 #include "common/pg_compat.hpp"
 #include "snowflake/snowflake_settings.hpp"
-#include "time/time_keys.hpp"
-#include "time/time_predicates.hpp"
+#include "queries_by_time/time_keys.hpp"
+#include "queries_by_time/time_predicates.hpp"
 
 #include "core/time_units.hpp"
 

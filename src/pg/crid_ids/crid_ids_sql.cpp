@@ -2,7 +2,7 @@
 // no preloading: the decoders, and crid_pack() for ids of past times.
 #include "common/postgres_headers.hpp"
 
-#include "blocks/crid_settings.hpp"
+#include "crid_ids/crid_ids_settings.hpp"
 #include "common/args.hpp"
 #include "common/boundary.hpp"
 

@@ -1,6 +1,6 @@
 // The crid family's shared memory: the block server crid_next() takes ids
 // from, and the doorbell of whoever fills it (the registry worker,
-// registry/block_refill.hpp, which reserves the blocks and publishes them
+// worker/block_refill.hpp, which reserves the blocks and publishes them
 // here). Blocks of a previous life of the server are never published again:
 // it starts empty at start and after every crash.
 #pragma once

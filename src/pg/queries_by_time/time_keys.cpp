@@ -1,7 +1,7 @@
-#include "time/time_keys.hpp"
+#include "queries_by_time/time_keys.hpp"
 
 #include "common/boundary.hpp"
-#include "blocks/crid_settings.hpp"
+#include "crid_ids/crid_ids_settings.hpp"
 #include "common/args.hpp"
 
 #include <string>

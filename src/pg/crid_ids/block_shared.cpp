@@ -1,4 +1,4 @@
-#include "blocks/block_shared.hpp"
+#include "crid_ids/block_shared.hpp"
 
 #include "common/shared_struct.hpp"
 

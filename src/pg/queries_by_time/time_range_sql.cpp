@@ -10,10 +10,10 @@
 #include "common/postgres_headers.hpp"
 
 #include "common/boundary.hpp"
-#include "blocks/crid_settings.hpp"
+#include "crid_ids/crid_ids_settings.hpp"
 #include "snowflake/layout_cache.hpp"
 #include "snowflake/snowflake_settings.hpp"
-#include "time/time_keys.hpp"
+#include "queries_by_time/time_keys.hpp"
 #include "common/args.hpp"
 
 #include <cstddef>
@@ -142,7 +142,7 @@ PG_FUNCTION_INFO_V1(crid_crid_time_bound_timestamp);
 PG_FUNCTION_INFO_V1(crid_snowflake_check);
 PG_FUNCTION_INFO_V1(crid_crid_check);
 
-// The decoders (snowflake_sql.cpp, crid_sql.cpp), whose ERROR the checks raise.
+// The decoders (snowflake_sql.cpp, crid_ids_sql.cpp), whose ERROR the checks raise.
 Datum crid_snowflake_to_timestamptz(PG_FUNCTION_ARGS);
 Datum crid_to_timestamptz(PG_FUNCTION_ARGS);
 

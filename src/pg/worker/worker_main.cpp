@@ -1,15 +1,15 @@
-#include "registry/registry_worker.hpp"
+#include "worker/worker_main.hpp"
 
 #include "common/pg_compat.hpp"
 
-#include "blocks/block_shared.hpp"
+#include "crid_ids/block_shared.hpp"
 #include "common/background_worker.hpp"
-#include "registry/block_refill.hpp"
-#include "registry/lease_rounds.hpp"
+#include "worker/block_refill.hpp"
+#include "worker/lease_rounds.hpp"
 #include "registry/pinned_settings.hpp"
-#include "registry/registry_link.hpp"
+#include "worker/registry_link.hpp"
 #include "registry/registry_settings.hpp"
-#include "registry/worker_status.hpp"
+#include "worker/worker_shared.hpp"
 
 #include "core/backoff.hpp"
 #include "core/clock.hpp"

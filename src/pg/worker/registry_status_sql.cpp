@@ -7,8 +7,8 @@
 #include "common/args.hpp"
 #include "common/minting.hpp"
 #include "registry/registry_settings.hpp"
-#include "registry/worker_states.hpp"
-#include "registry/worker_status.hpp"
+#include "worker/state_texts.hpp"
+#include "worker/worker_shared.hpp"
 #include "snowflake/node_fence.hpp"
 
 extern "C" {

@@ -2,8 +2,8 @@
 // talks to the registry for this server. It reserves crid blocks there (each
 // in a transaction of its own that commits before any id of the block is
 // served: a rollback or crash of the backend that used the ids cannot free
-// them, registry/block_refill.hpp) and takes and renews snowflake node
-// leases (registry/lease_rounds.hpp).
+// them, worker/block_refill.hpp) and takes and renews snowflake node
+// leases (worker/lease_rounds.hpp).
 #pragma once
 
 #include "common/postgres_headers.hpp"
