@@ -3,9 +3,6 @@
 // worker's own; an ERROR inside is caught here and rolls it back.
 #include "registry/registry_session.hpp"
 
-#include "common/boundary.hpp"
-
-#include "worker/worker_main.hpp"
 #include "registry/registry_settings.hpp"
 
 extern "C" {
@@ -16,26 +13,9 @@ extern "C" {
 #include "utils/snapmgr.h"
 }
 
-#include <cstdarg>
 #include <cstdio>
 
 namespace crid::pg::registry {
-
-void set_failure(Failure &failure, int sqlstate, const char *format, ...) {
-    failure.sqlstate = sqlstate;
-    va_list args;
-    va_start(args, format);
-    std::vsnprintf(failure.message, sizeof failure.message, format, args);
-    va_end(args);
-}
-
-bool run_catching(void (*step)(void *), void *context, Failure &failure, void (*after_error)(void *)) {
-    CaughtError error;
-    if (catch_pg_error(step, context, error, after_error))
-        return true;
-    set_failure(failure, error.sqlstate, "%s", error.message);
-    return false;
-}
 
 namespace {
 
@@ -118,9 +98,12 @@ void abort_batch(void *p) {
 
 bool LocalSession::run(Statement *statements, int count, bool commit, Failure &failure) {
     LocalBatch batch{&open_, statements, count, commit};
-    local_batch_started();
+    const SessionHooks &hooks = session_hooks();
+    if (hooks.local_batch)
+        hooks.local_batch(true);
     bool ok = run_catching(run_batch, &batch, failure, abort_batch);
-    local_batch_ended();
+    if (hooks.local_batch)
+        hooks.local_batch(false);
     return ok;
 }
 

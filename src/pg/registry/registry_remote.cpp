@@ -16,8 +16,6 @@
 
 #include "registry/pinned_settings.hpp"
 #include "registry/registry_settings.hpp"
-#include "worker/worker_main.hpp"
-#include "worker/worker_shared.hpp"
 
 #include "core/clock.hpp"
 #include "core/time_units.hpp"
@@ -75,7 +73,8 @@ void RemoteSession::drop() {
         PQfinish(conn_); // non-blocking: a hung registry cannot hold it up
     conn_ = nullptr;
     open_ = false;
-    pg_atomic_write_u32(&status()->connected, 0);
+    if (session_hooks().remote_connection)
+        session_hooks().remote_connection(false);
 }
 
 // libpq's message for the connection, on one line.
@@ -121,7 +120,8 @@ bool RemoteSession::wait_socket(int events, int64_t deadline_ns, Failure &failur
             // A planned exit does not wait for a registry that hangs; the
             // connection goes with the batch it was in (unless this is the
             // last batch, at the exit itself, under its own short bound).
-            if (exit_requested() && timeout_cap_ms == 0) {
+            bool (*exit_requested)() = session_hooks().exit_requested;
+            if (exit_requested && exit_requested() && timeout_cap_ms == 0) {
                 set_failure(failure, ERRCODE_ADMIN_SHUTDOWN, "the worker is exiting");
                 failure.lost = true;
                 drop();
@@ -173,9 +173,8 @@ bool RemoteSession::connect(Failure &failure) {
     setup.sql = remote_pin_sql();
     if (!exchange(&setup, 1, false, false, failure))
         return false;
-    WorkerStatus *s = registry::status();
-    pg_atomic_fetch_add_u64(&s->connects, 1);
-    pg_atomic_write_u32(&s->connected, 1);
+    if (session_hooks().remote_connection)
+        session_hooks().remote_connection(true);
     return true;
 }
 

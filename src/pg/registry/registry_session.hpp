@@ -89,7 +89,28 @@ void execute_here(Statement &statement);
 Session &local_session();
 
 // The session of the remote registry (crid.registry), connecting on first
-// use (CridShared counts connections and says whether one is open).
+// use (SessionHooks::remote_connection hears of each connection).
 Session &remote_session();
+
+// Bounds how long a remote registry may take to connect or answer from now
+// on, below crid.registry_timeout (for the last batch at a planned exit).
+void cap_timeout_ms(int ms);
+
+// What a session asks of, and tells, the process that runs it. The registry
+// worker installs them at its start, so this room never names the worker;
+// a member left null is skipped.
+struct SessionHooks {
+    // A local batch (SPI) starts (true) or ends (false): meanwhile a SIGTERM
+    // must end the process at once, as a lock wait there watches nothing
+    // else.
+    void (*local_batch)(bool running) = nullptr;
+    // True once a planned exit was asked for: a wait on a remote registry
+    // then ends at once, unless cap_timeout_ms() bounds the last batch.
+    bool (*exit_requested)() = nullptr;
+    // A remote connection was made (true) or dropped (false).
+    void (*remote_connection)(bool open) = nullptr;
+};
+void set_session_hooks(const SessionHooks &hooks);
+const SessionHooks &session_hooks();
 
 } // namespace crid::pg::registry

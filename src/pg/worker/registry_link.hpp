@@ -29,10 +29,6 @@ bool run(Statement *statements, int count, bool commit, Failure &failure);
 // Reports a failed batch as the worker's state (logged once per cause).
 void report_failure(const Failure &failure);
 
-// Bounds how long a remote registry may take to connect or answer from now
-// on, below crid.registry_timeout (for the last batch at a planned exit).
-void cap_timeout_ms(int ms);
-
 // A batch of any kind (a lease renewal, say) reached the registry: a state
 // that said it could not be reached, found or used says so no longer.
 void report_reached();

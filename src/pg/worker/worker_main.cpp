@@ -77,6 +77,17 @@ void handle_sigterm(SIGNAL_ARGS) {
     proc_exit(1);
 }
 
+// What the registry sessions ask of the worker and tell it
+// (registry/registry_session.hpp).
+bool exit_requested() { return exit_wanted; }
+void local_batch(bool running) { in_local_batch = running; }
+void remote_connection(bool open) {
+    WorkerStatus *s = status();
+    if (open)
+        pg_atomic_fetch_add_u64(&s->connects, 1);
+    pg_atomic_write_u32(&s->connected, open ? 1 : 0);
+}
+
 // Runs at every exit of the worker process, FATAL ones included.
 void on_worker_exit(int code, Datum) {
     crid::pg::crid_ids::shared()->filler_latch = nullptr;
@@ -195,10 +206,6 @@ bool database_exists(const char *name) {
 
 } // namespace
 
-bool exit_requested() { return exit_wanted; }
-void local_batch_started() { in_local_batch = true; }
-void local_batch_ended() { in_local_batch = false; }
-
 void register_worker() {
     register_background_worker("crid_worker_main", "crid block reserver",
                                BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION);
@@ -290,6 +297,7 @@ void crid_worker_main(Datum) {
     SpinLockRelease(&s->lock);
     crid::pg::crid_ids::shared()->filler_latch = MyLatch;
     before_shmem_exit(on_worker_exit, 0);
+    set_session_hooks({local_batch, exit_requested, remote_connection});
     connect_worker(database_missing);
     pin_local_settings();
 

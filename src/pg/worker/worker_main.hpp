@@ -14,16 +14,6 @@ namespace crid::pg::registry {
 // a worker whose predecessors failed waits longer itself); from _PG_init.
 void register_worker();
 
-// A planned exit was asked for (SIGTERM: a shutdown or
-// pg_terminate_backend()): waits on the registry end at once, so that the
-// worker can release its snowflake node leases and exit.
-bool exit_requested();
-
-// Brackets a batch on the local registry (SPI): a SIGTERM then ends the
-// worker at once, as a lock wait there does not watch for exit_requested().
-void local_batch_started();
-void local_batch_ended();
-
 } // namespace crid::pg::registry
 
 extern "C" {
