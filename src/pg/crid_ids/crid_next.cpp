@@ -65,7 +65,7 @@ int64_t take_after_waiting(BlockShared *s, Take &&take) {
 int64_t next_id(const core::BitField *gene, uint64_t value) {
     require_minting("crid", "crid_next", "its background worker reserves the blocks. Decoding works without it.");
     BlockShared *s = shared();
-    registry_mark::check();
+    marks::check_registry_mark();
     auto take = [&] { return gene ? s->server.take_with_gene(*gene, value) : s->server.take(); };
     ids::Result r = take();
     if (r.kind != ids::Result::Kind::id)

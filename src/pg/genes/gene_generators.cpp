@@ -17,7 +17,7 @@
 
 using namespace crid;
 
-namespace crid::pg::gene {
+namespace crid::pg::genes {
 
 Datum mint_uuidv7(int32 gene, int32 bits) {
     core::Uuid u = pg::guarded([&] {
@@ -49,7 +49,7 @@ int64_t mint_crid(int32 gene, int32 bits) {
     return pg::crid_ids::next_id(&checked_field, uint64_t(gene));
 }
 
-} // namespace crid::pg::gene
+} // namespace crid::pg::genes
 
 extern "C" {
 
@@ -58,16 +58,16 @@ PG_FUNCTION_INFO_V1(crid_next_gene);
 
 // uuid_generate_v7(gene integer, bits integer)
 Datum crid_uuid_generate_v7_gene(PG_FUNCTION_ARGS) {
-    int32 gene = pg::required_int32(fcinfo, 0, "uuid_generate_v7", "the gene", pg::gene::null_gene_hint);
-    int32 bits = pg::required_int32(fcinfo, 1, "uuid_generate_v7", "the gene bits", pg::gene::null_gene_hint);
-    return pg::gene::mint_uuidv7(gene, bits);
+    int32 gene = pg::required_int32(fcinfo, 0, "uuid_generate_v7", "the gene", pg::genes::null_gene_hint);
+    int32 bits = pg::required_int32(fcinfo, 1, "uuid_generate_v7", "the gene bits", pg::genes::null_gene_hint);
+    return pg::genes::mint_uuidv7(gene, bits);
 }
 
 // crid_next(gene integer, bits integer)
 Datum crid_next_gene(PG_FUNCTION_ARGS) {
-    int32 gene = pg::required_int32(fcinfo, 0, "crid_next", "the gene", pg::gene::null_gene_hint);
-    int32 bits = pg::required_int32(fcinfo, 1, "crid_next", "the gene bits", pg::gene::null_gene_hint);
-    PG_RETURN_INT64(pg::gene::mint_crid(gene, bits));
+    int32 gene = pg::required_int32(fcinfo, 0, "crid_next", "the gene", pg::genes::null_gene_hint);
+    int32 bits = pg::required_int32(fcinfo, 1, "crid_next", "the gene bits", pg::genes::null_gene_hint);
+    PG_RETURN_INT64(pg::genes::mint_crid(gene, bits));
 }
 
 } // extern "C"

@@ -5,7 +5,7 @@
 
 #include "common/postgres_headers.hpp"
 
-namespace crid::pg::gene {
+namespace crid::pg::genes {
 
 // uuid_generate_v7(gene, bits): a UUIDv7 of the server-wide order with the
 // gene in the low bits of rand_b (bits 1 to 10: 48 random bits stay).
@@ -15,4 +15,4 @@ Datum mint_uuidv7(int32 gene, int32 bits);
 // 2^bits at most crid.block_size).
 int64_t mint_crid(int32 gene, int32 bits);
 
-} // namespace crid::pg::gene
+} // namespace crid::pg::genes

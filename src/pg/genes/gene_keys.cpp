@@ -9,7 +9,7 @@ extern "C" {
 #include "mb/pg_wchar.h"
 }
 
-namespace crid::pg::gene {
+namespace crid::pg::genes {
 
 namespace {
 
@@ -54,4 +54,4 @@ int32 gene_of_datum(Datum key, Oid type, int32 bits, const char *function) {
     return pg::guarded([&] { return core::gene::of_key(integer, bits, function); });
 }
 
-} // namespace crid::pg::gene
+} // namespace crid::pg::genes

@@ -6,7 +6,7 @@
 
 #include "common/postgres_headers.hpp"
 
-namespace crid::pg::gene {
+namespace crid::pg::genes {
 
 // gene_of(key, bits) of a key Datum of type `type`: smallint, integer and
 // bigint keys by their low bits (two's complement), text and varchar keys by
@@ -20,4 +20,4 @@ int32 gene_of_datum(Datum key, Oid type, int32 bits, const char *function);
 inline constexpr const char *null_gene_hint =
     "A generator given a NULL gene cannot mint an id that routes to its shard.";
 
-} // namespace crid::pg::gene
+} // namespace crid::pg::genes

@@ -45,17 +45,17 @@ PG_FUNCTION_INFO_V1(crid_gene_hash_uuid_extended);
 
 // gene_of(key bigint, bits): the key's low bits, two's complement.
 Datum crid_gene_of_bigint(PG_FUNCTION_ARGS) {
-    PG_RETURN_INT32(pg::gene::gene_of_datum(PG_GETARG_DATUM(0), INT8OID, PG_GETARG_INT32(1), "gene_of"));
+    PG_RETURN_INT32(pg::genes::gene_of_datum(PG_GETARG_DATUM(0), INT8OID, PG_GETARG_INT32(1), "gene_of"));
 }
 
 // gene_of(key text, bits): MurmurHash3 x86_32 (seed 0) of the UTF-8 bytes, masked.
 Datum crid_gene_of_text(PG_FUNCTION_ARGS) {
-    PG_RETURN_INT32(pg::gene::gene_of_datum(PG_GETARG_DATUM(0), TEXTOID, PG_GETARG_INT32(1), "gene_of"));
+    PG_RETURN_INT32(pg::genes::gene_of_datum(PG_GETARG_DATUM(0), TEXTOID, PG_GETARG_INT32(1), "gene_of"));
 }
 
 // gene_of(key uuid, bits): MurmurHash3 x86_32 (seed 0) of the 16 bytes, masked.
 Datum crid_gene_of_uuid(PG_FUNCTION_ARGS) {
-    PG_RETURN_INT32(pg::gene::gene_of_datum(PG_GETARG_DATUM(0), UUIDOID, PG_GETARG_INT32(1), "gene_of"));
+    PG_RETURN_INT32(pg::genes::gene_of_datum(PG_GETARG_DATUM(0), UUIDOID, PG_GETARG_INT32(1), "gene_of"));
 }
 
 // id_gene(id bigint, bits): the gene an id carries in its low bits.

@@ -91,7 +91,7 @@ int64_t snowflake_id(Datum key, Oid key_type, bool have_bits, int32 bits) {
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("%s: crid.node_id is not set", function),
                  errhint("Set crid.node_id in postgresql.conf: the trigger mints on this server's node.")));
     crid::pg::snowflake::check_node_id_not_backfill_node(function);
-    int32 gene = crid::pg::gene::gene_of_datum(key, key_type, layout_bits, function);
+    int32 gene = crid::pg::genes::gene_of_datum(key, key_type, layout_bits, function);
     return crid::pg::snowflake::mint(node, gene);
 }
 
@@ -153,14 +153,14 @@ Datum crid_fill_id_with_gene(PG_FUNCTION_ARGS) {
         id = Int64GetDatum(snowflake_id(key, key_type, have_bits, bits));
         break;
     case Family::crid: {
-        int32 gene = crid::pg::gene::gene_of_datum(key, key_type, bits, function);
-        id = Int64GetDatum(crid::pg::gene::mint_crid(gene, bits));
+        int32 gene = crid::pg::genes::gene_of_datum(key, key_type, bits, function);
+        id = Int64GetDatum(crid::pg::genes::mint_crid(gene, bits));
         break;
     }
     case Family::uuidv7:
     default: {
-        int32 gene = crid::pg::gene::gene_of_datum(key, key_type, bits, function);
-        id = crid::pg::gene::mint_uuidv7(gene, bits);
+        int32 gene = crid::pg::genes::gene_of_datum(key, key_type, bits, function);
+        id = crid::pg::genes::mint_uuidv7(gene, bits);
         break;
     }
     }

@@ -21,7 +21,7 @@ extern "C" {
 
 #include <cstdio>
 
-namespace crid::pg::high_water {
+namespace crid::pg::marks {
 
 namespace {
 
@@ -90,7 +90,7 @@ void write_file(int64_t unix_ms) {
     pg::guarded([&] {
         std::snprintf(text, sizeof text, "%s", core::marks::format(core::marks::HighWater{unix_ms, layout}).c_str());
     });
-    mark_io::write(file_name, temp_name, text);
+    write_mark_file(file_name, temp_name, text);
 }
 
 // Writes the mark (lock held): the file first, durably, then WAL for
@@ -99,7 +99,7 @@ void write_file(int64_t unix_ms) {
 void write_mark(int64_t unix_ms) {
     write_file(unix_ms);
     if (!RecoveryInProgress())
-        high_water_wal::log_mark(unix_ms, shared->mark_layout);
+        log_mark(unix_ms, shared->mark_layout);
     pg_atomic_write_u64(&shared->mark_ms, uint64(unix_ms));
 }
 
@@ -129,15 +129,15 @@ void parse_mark(const char *text, int64_t &unix_ms, char (&layout)[256]) {
 // The file at start: its mark, with the refusals its state calls for.
 int64_t read_at_start(const char *current) {
     char text[1024], why[512] = "";
-    mark_io::ReadResult r = mark_io::read(file_name, text, sizeof text, why, sizeof why);
-    if (r == mark_io::ReadResult::missing)
+    ReadResult r = read_mark_file(file_name, text, sizeof text, why, sizeof why);
+    if (r == ReadResult::missing)
         return -1;
     // Plain bytes only in this frame: ereport may leave it.
     int64_t mark_ms = -1;
     char mark_layout[256] = "";
     pg::CaughtError error;
-    bool parsed = r == mark_io::ReadResult::read && pg::attempt([&] { parse_mark(text, mark_ms, mark_layout); }, error);
-    if (r == mark_io::ReadResult::read && !parsed)
+    bool parsed = r == ReadResult::read && pg::attempt([&] { parse_mark(text, mark_ms, mark_layout); }, error);
+    if (r == ReadResult::read && !parsed)
         std::snprintf(why, sizeof why, "%s", error.message);
     if (why[0]) {
         // Never guess: without the mark, new ids could repeat or sort before
@@ -145,7 +145,7 @@ int64_t read_at_start(const char *current) {
         std::snprintf(shared->refusal_detail, sizeof shared->refusal_detail, "%s", why);
         pg_atomic_write_u32(&shared->snowflake_refusal, uint32(Refusal::mark_damaged));
         pg_atomic_write_u32(&shared->uuidv7_refusal, uint32(Refusal::mark_damaged));
-        mark_io::warn_damaged(file_name, "snowflake ids and server-ordered UUIDv7 ids", why);
+        warn_damaged(file_name, "snowflake ids and server-ordered UUIDv7 ids", why);
         return -1;
     }
     if (std::strcmp(mark_layout, current) != 0) {
@@ -165,19 +165,19 @@ int64_t read_at_start(const char *current) {
 
 } // namespace
 
-void request_shared() {
+void request_high_water() {
     RequestAddinShmemSpace(sizeof(MarkShared));
     RequestNamedLWLockTranche(lock_tranche, 1);
 }
 
 void listen(WordsListener listener) { words_listener = listener; }
 
-int64_t startup(const char *current) {
+int64_t startup_high_water(const char *current) {
     std::snprintf(server_layout_text, sizeof server_layout_text, "%s", current);
     bool created = false;
     shared = shared_struct<MarkShared>("crid high-water mark", created);
     if (!created)
-        return current_mark_ms();
+        return high_water_ms();
     shared->lock = &GetNamedLWLockTranche(lock_tranche)[0].lock;
     for (pg_atomic_uint64 *c : {&shared->mark_ms, &shared->backend_writes, &shared->keeper_writes})
         pg_atomic_init_u64(c, 0);
@@ -192,11 +192,11 @@ int64_t startup(const char *current) {
     return mark;
 }
 
-pg_atomic_uint64 *mark_word = nullptr;
+pg_atomic_uint64 *high_water_word = nullptr;
 int64_t quiet_margin_ms = INT64_MAX;
 
-void ensure_slow(int64_t unix_ms) {
-    mark_word = &shared->mark_ms;
+void ensure_high_water_slow(int64_t unix_ms) {
+    high_water_word = &shared->mark_ms;
     quiet_margin_ms = lead_ms() / 2;
     int64_t mark = int64_t(pg_atomic_read_u64(&shared->mark_ms));
     if (mark >= unix_ms) {
@@ -279,7 +279,7 @@ namespace {
                  errdetail("%s New ids could be smaller than, or equal to, ids minted before.", shared->refusal_detail),
                  errhint("Restore the old crid.snowflake_* settings and restart the server, or, as a "
                          "superuser, accept the new layout with SELECT crid_accept_layout().")));
-    mark_io::raise_damaged(file_name, "snowflake ids", "snowflake id", shared->refusal_detail);
+    raise_damaged(file_name, "snowflake ids", "snowflake id", shared->refusal_detail);
 }
 
 } // namespace
@@ -291,8 +291,8 @@ void check_snowflake() {
 
 Refusal snowflake_refusal() { return Refusal(pg_atomic_read_u32(&shared->snowflake_refusal)); }
 Refusal uuidv7_refusal() { return Refusal(pg_atomic_read_u32(&shared->uuidv7_refusal)); }
-uint64_t backend_writes() { return pg_atomic_read_u64(&shared->backend_writes); }
-uint64_t keeper_writes() { return pg_atomic_read_u64(&shared->keeper_writes); }
+uint64_t high_water_writes() { return pg_atomic_read_u64(&shared->backend_writes); }
+uint64_t high_water_keeper_writes() { return pg_atomic_read_u64(&shared->keeper_writes); }
 void set_keeper_latch(Latch *latch) {
     if (shared)
         shared->keeper_latch = latch;
@@ -421,7 +421,7 @@ void check_reset_time(int64_t at_unix_ms, bool force, int64_t snowflake_last_ms,
                          "set it anyway.")));
 }
 
-int64_t reset(int64_t at_unix_ms, bool force, const char *layout_text) {
+int64_t reset_high_water(int64_t at_unix_ms, bool force, const char *layout_text) {
     LWLockAcquire(shared->lock, LW_EXCLUSIVE);
     bool damaged = Refusal(pg_atomic_read_u32(&shared->uuidv7_refusal)) == Refusal::mark_damaged;
     // An intact mark never moves back unless forced: it may be ahead of
@@ -452,6 +452,6 @@ const char *timestamp_text(int64_t unix_ms) {
     return pstrdup(timestamptz_to_str(core::pg_us_from_unix_ms(unix_ms)));
 }
 
-int64_t current_mark_ms() { return int64_t(pg_atomic_read_u64(&shared->mark_ms)); }
+int64_t high_water_ms() { return int64_t(pg_atomic_read_u64(&shared->mark_ms)); }
 
-} // namespace crid::pg::high_water
+} // namespace crid::pg::marks

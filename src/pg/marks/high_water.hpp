@@ -21,15 +21,15 @@
 
 #include "core/snowflake_layout.hpp"
 
-namespace crid::pg::high_water {
+namespace crid::pg::marks {
 
 // Its shared state: from shmem_request_hook, then in the postmaster at start
-// and after every crash. startup() reads the file for a server whose
+// and after every crash. startup_high_water() reads the file for a server whose
 // snowflake layout is `layout_text`, decides which families may mint, logs a
 // WARNING for each that may not, and returns the mark (-1: none, or
 // unknown). Never raises an ERROR.
-void request_shared();
-int64_t startup(const char *layout_text);
+void request_high_water();
+int64_t startup_high_water(const char *layout_text);
 
 // How the families' words follow the mark when it moves other than ahead
 // of their ids (WAL replay, crid_accept_layout, crid_reset_high_water):
@@ -49,17 +49,17 @@ void listen(WordsListener listener);
 // backend's last slow call found it, never 0) below the mark returns at
 // once. Whatever that margin is, it only returns with the mark ahead of the
 // id; a stale one after a reload changes only when the keeper is asked.
-extern pg_atomic_uint64 *mark_word; // nullptr until the first slow call
-extern int64_t quiet_margin_ms;     // INT64_MAX until then
-void ensure_slow(int64_t unix_ms);
-inline void ensure(int64_t unix_ms) {
-    if (mark_word && int64_t(pg_atomic_read_u64(mark_word)) - unix_ms >= quiet_margin_ms)
+extern pg_atomic_uint64 *high_water_word; // nullptr until the first slow call
+extern int64_t quiet_margin_ms;           // INT64_MAX until then
+void ensure_high_water_slow(int64_t unix_ms);
+inline void ensure_high_water(int64_t unix_ms) {
+    if (high_water_word && int64_t(pg_atomic_read_u64(high_water_word)) - unix_ms >= quiet_margin_ms)
         return;
-    ensure_slow(unix_ms);
+    ensure_high_water_slow(unix_ms);
 }
 
 // The mark as it stands (Unix ms), written ahead of every id returned.
-int64_t current_mark_ms();
+int64_t high_water_ms();
 
 // The keeper (high_water_keeper.hpp): its latch, and its step: when a
 // backend asked, moves the mark a lead ahead of the clock or of itself.
@@ -82,8 +82,8 @@ void check_uuidv7();
 Refusal snowflake_refusal();
 Refusal uuidv7_refusal();
 // How often the mark was written: by a minting backend, and by the keeper.
-uint64_t backend_writes();
-uint64_t keeper_writes();
+uint64_t high_water_writes();
+uint64_t high_water_keeper_writes();
 
 // crid_accept_layout(force): accepts `layout` (this server's, described as
 // `layout_text`) after a change. Returns the Unix ms from which new snowflake
@@ -93,13 +93,13 @@ int64_t accept_layout(bool force, const core::snowflake::Layout &layout, const c
 // crid_reset_high_water(at, force) for the time mark. check_reset_time()
 // refuses, before anything moves, a time before the clock minus
 // crid.clock_borrow_ms, past the end of the layouts (`snowflake_last_ms`,
-// `crid_last_ms`) or beyond the borrow window ahead, unless forced. reset()
+// `crid_last_ms`) or beyond the borrow window ahead, unless forced. reset_high_water()
 // moves an intact mark only forward unless forced, replaces a damaged one
 // (with the layout `layout_text`), and returns the mark it left.
 void check_reset_time(int64_t at_unix_ms, bool force, int64_t snowflake_last_ms, int64_t crid_last_ms);
-int64_t reset(int64_t at_unix_ms, bool force, const char *layout_text);
+int64_t reset_high_water(int64_t at_unix_ms, bool force, const char *layout_text);
 
 // A Unix millisecond as the server shows timestamps (palloc'd), for messages.
 const char *timestamp_text(int64_t unix_ms);
 
-} // namespace crid::pg::high_water
+} // namespace crid::pg::marks

@@ -16,7 +16,7 @@ extern "C" {
 
 #include <cstdio>
 
-namespace crid::pg::high_water {
+namespace crid::pg::marks {
 
 namespace {
 
@@ -30,7 +30,7 @@ void register_keeper() {
     register_background_worker("crid_high_water_keeper_main", "crid high-water keeper", BGWORKER_SHMEM_ACCESS);
 }
 
-} // namespace crid::pg::high_water
+} // namespace crid::pg::marks
 
 // Only PostgreSQL calls run here; a failed write is an ERROR that ends the
 // worker, and the postmaster starts it again a second later (meanwhile
@@ -39,14 +39,14 @@ void crid_high_water_keeper_main(Datum) {
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
     pqsignal(SIGTERM, die);
     BackgroundWorkerUnblockSignals();
-    before_shmem_exit(crid::pg::high_water::forget_latch, 0);
-    crid::pg::high_water::set_keeper_latch(MyLatch);
+    before_shmem_exit(crid::pg::marks::forget_latch, 0);
+    crid::pg::marks::set_keeper_latch(MyLatch);
     for (;;) {
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);
         }
-        crid::pg::high_water::move_ahead();
+        crid::pg::marks::move_ahead();
         // A request sets the latch; the timeout covers one that came between
         // move_ahead() and the wait.
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100,

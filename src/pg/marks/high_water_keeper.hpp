@@ -10,12 +10,12 @@
 
 #include "common/postgres_headers.hpp"
 
-namespace crid::pg::high_water {
+namespace crid::pg::marks {
 
 // Registers the keeper (restarted a second after it exits); from _PG_init.
 void register_keeper();
 
-} // namespace crid::pg::high_water
+} // namespace crid::pg::marks
 
 extern "C" {
 // The keeper's entry point, found by name in crid.so.

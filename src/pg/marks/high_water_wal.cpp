@@ -12,7 +12,7 @@ extern "C" {
 
 #include <cstring>
 
-namespace crid::pg::high_water_wal {
+namespace crid::pg::marks {
 
 namespace {
 
@@ -34,7 +34,7 @@ void redo(XLogReaderState *record) {
     if (XLogRecGetDataLen(record) <= offsetof(MarkRecord, layout) ||
         XLogRecGetData(record)[XLogRecGetDataLen(record) - 1] != '\0')
         elog(PANIC, "crid redo: malformed high-water record");
-    high_water::apply_replayed(mark->unix_ms, mark->layout);
+    apply_replayed(mark->unix_ms, mark->layout);
 }
 
 void describe(StringInfo buf, XLogReaderState *record) {
@@ -71,4 +71,4 @@ void log_mark(int64_t unix_ms, const char *layout) {
     XLogFlush(end);
 }
 
-} // namespace crid::pg::high_water_wal
+} // namespace crid::pg::marks

@@ -13,7 +13,7 @@
 
 #include "common/postgres_headers.hpp"
 
-namespace crid::pg::high_water_wal {
+namespace crid::pg::marks {
 
 // The resource manager id: in the range PostgreSQL leaves to extensions
 // (128 to 255; see https://wiki.postgresql.org/wiki/CustomWALResourceManagers).
@@ -26,4 +26,4 @@ void register_rmgr();
 // standby that replays up to here has it. Not during recovery.
 void log_mark(int64_t unix_ms, const char *layout);
 
-} // namespace crid::pg::high_water_wal
+} // namespace crid::pg::marks

@@ -9,9 +9,9 @@ extern "C" {
 #include <cstring>
 #include <unistd.h>
 
-namespace crid::pg::mark_io {
+namespace crid::pg::marks {
 
-ReadResult read(const char *name, char *text, size_t size, char *why, size_t why_size) {
+ReadResult read_mark_file(const char *name, char *text, size_t size, char *why, size_t why_size) {
     text[0] = '\0';
     int fd = OpenTransientFile(name, O_RDONLY | PG_BINARY);
     if (fd < 0) {
@@ -48,7 +48,7 @@ ReadResult read(const char *name, char *text, size_t size, char *why, size_t why
     return ReadResult::read;
 }
 
-void write(const char *name, const char *temp_name, const char *text) {
+void write_mark_file(const char *name, const char *temp_name, const char *text) {
     size_t len = std::strlen(text);
     int fd = OpenTransientFile(temp_name, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
     if (fd < 0)
@@ -90,4 +90,4 @@ void raise_damaged(const char *name, const char *ids, const char *newest, const 
     pg_unreachable();
 }
 
-} // namespace crid::pg::mark_io
+} // namespace crid::pg::marks

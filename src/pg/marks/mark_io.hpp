@@ -4,7 +4,7 @@
 
 #include "common/postgres_headers.hpp"
 
-namespace crid::pg::mark_io {
+namespace crid::pg::marks {
 
 enum class ReadResult {
     missing,    // no such file: nothing was ever minted that it must cover
@@ -15,12 +15,12 @@ enum class ReadResult {
 // Reads a file of the data directory into `text` (at most size - 1 bytes).
 // Never raises an ERROR: at server start a damaged file must not stop the
 // server, only the minting that depends on it.
-ReadResult read(const char *name, char *text, size_t size, char *why, size_t why_size);
+ReadResult read_mark_file(const char *name, char *text, size_t size, char *why, size_t why_size);
 
 // Replaces the file with `text` durably: written to a temporary file,
 // fsynced, renamed over the old one. ERROR (PANIC for a failed fsync when
 // data_sync_retry is off) when it cannot.
-void write(const char *name, const char *temp_name, const char *text);
+void write_mark_file(const char *name, const char *temp_name, const char *text);
 
 // What a damaged mark file means, in the words every family uses: a WARNING
 // at start naming what is refused, and the ERROR 55000 each refused call
@@ -29,4 +29,4 @@ void write(const char *name, const char *temp_name, const char *text);
 void warn_damaged(const char *name, const char *ids, const char *detail);
 [[noreturn]] void raise_damaged(const char *name, const char *ids, const char *newest, const char *detail);
 
-} // namespace crid::pg::mark_io
+} // namespace crid::pg::marks

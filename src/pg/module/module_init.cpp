@@ -41,7 +41,7 @@ void _PG_init(void) {
     crid::pg::crid_ids::define_settings();
     crid::pg::registry::define_settings();
     crid::pg::define_clock_settings();
-    crid::pg::time_predicates::init(process_shared_preload_libraries_in_progress);
+    crid::pg::queries_by_time::init(process_shared_preload_libraries_in_progress);
     // Before MarkGUCPrefixReserved, which would only warn about a crid.*
     // name crid does not define and drop it.
     if (server_start)
@@ -54,15 +54,15 @@ void _PG_init(void) {
         crid::pg::registry::load_registry_table();
         crid::pg::registry::validate_at_start();
         crid::pg::install_shared_memory_hooks();
-        crid::pg::crid_ids::set_timeout_explainer(crid::pg::registry::explain_timeout);
+        crid::pg::crid_ids::set_timeout_explainer(crid::pg::worker::explain_timeout);
         // pg_upgrade's servers (binary upgrade mode) restore catalogs and
         // set the WAL level; crid's workers would reserve blocks and take
         // node leases there, in a cluster without its mark files yet.
         if (!IsBinaryUpgrade) {
-            crid::pg::registry::register_worker();
-            crid::pg::high_water::register_keeper();
+            crid::pg::worker::register_worker();
+            crid::pg::marks::register_keeper();
         }
-        crid::pg::high_water_wal::register_rmgr();
+        crid::pg::marks::register_rmgr();
     }
 }
 

@@ -50,7 +50,7 @@ Datum crid_accept_layout(PG_FUNCTION_ARGS) {
     require_superuser("crid_accept_layout");
     char layout_text[256];
     crid::pg::snowflake::server_layout_text(layout_text);
-    int64_t resume_ms = crid::pg::high_water::accept_layout(force, crid::pg::snowflake::server_layout(), layout_text);
+    int64_t resume_ms = crid::pg::marks::accept_layout(force, crid::pg::snowflake::server_layout(), layout_text);
     if (resume_ms < 0)
         PG_RETURN_NULL();
     PG_RETURN_TIMESTAMPTZ(crid::pg::timestamptz_from_unix_ms(resume_ms));
@@ -62,30 +62,30 @@ Datum crid_accept_layout(PG_FUNCTION_ARGS) {
 // stop minting is refused before either mark moves, and an intact mark later
 // than `at` is kept, with a NOTICE naming it.
 Datum crid_reset_high_water(PG_FUNCTION_ARGS) {
-    namespace hw = crid::pg::high_water;
+    namespace marks = crid::pg::marks;
     int64_t at = crid::pg::finite_timestamp_arg(fcinfo, 0, "crid_reset_high_water");
     bool force = crid::pg::required_bool(fcinfo, 1, "crid_reset_high_water", "force");
     require_superuser("crid_reset_high_water");
     int64_t at_ms = crid::core::unix_ms_from_pg_us_floor(at);
     int64_t snowflake_last_ms = crid::core::snowflake::last_unix_ms(crid::pg::snowflake::server_layout_or_error());
-    hw::check_reset_time(at_ms, force, snowflake_last_ms, crid_last_unix_ms());
+    marks::check_reset_time(at_ms, force, snowflake_last_ms, crid_last_unix_ms());
     char layout_text[256];
     crid::pg::snowflake::server_layout_text(layout_text);
-    int64_t mark_ms = hw::reset(at_ms, force, layout_text);
+    int64_t mark_ms = marks::reset_high_water(at_ms, force, layout_text);
     int64_t at_s = crid::core::floor_div(at_ms, crid::core::ms_per_s);
-    int64_t mark_s = crid::pg::registry_mark::reset(at_ms, force);
+    int64_t mark_s = marks::reset_registry_mark(at_ms, force);
     // The worker restarts its registry guard from the moved mark at once.
     crid::pg::crid_ids::wake_filler();
     if (mark_ms > at_ms)
         ereport(NOTICE, (errmsg("crid_reset_high_water: the high-water mark stays at %s, later than %s",
-                                hw::timestamp_text(mark_ms), hw::timestamp_text(at_ms)),
+                                marks::timestamp_text(mark_ms), marks::timestamp_text(at_ms)),
                          errdetail("An intact mark only moves forward: ids up to it may have been minted."),
                          errhint("force => true moves it back, if no id of this server is later than %s.",
-                                 hw::timestamp_text(at_ms))));
+                                 marks::timestamp_text(at_ms))));
     if (mark_s > at_s)
         ereport(NOTICE,
                 (errmsg("crid_reset_high_water: the registry mark stays at %s, later than the second of %s",
-                        hw::timestamp_text(mark_s * crid::core::ms_per_s), hw::timestamp_text(at_ms)),
+                        marks::timestamp_text(mark_s * crid::core::ms_per_s), marks::timestamp_text(at_ms)),
                  errdetail("An intact mark only moves forward: crid blocks up to its second may have been reserved."),
                  errhint("force => true moves it back, if no crid id of this server is of a later second.")));
     PG_RETURN_VOID();

@@ -31,14 +31,14 @@ shmem_startup_hook_type previous_startup_hook = nullptr;
 void request_shared_memory() {
     if (previous_request_hook)
         previous_request_hook();
-    high_water::request_shared();
-    registry_mark::request_shared();
+    marks::request_high_water();
+    marks::request_registry_mark();
     uuidv7::request_clock();
     snowflake::request_words();
     snowflake::request_mint_counts();
-    fence::request_fence();
+    snowflake::request_fence();
     crid_ids::request_blocks();
-    registry::request_status();
+    worker::request_status();
 }
 
 // The families' words follow the high-water mark when it moves other than
@@ -60,17 +60,17 @@ void start_shared_memory() {
     LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
     char layout_text[256];
     snowflake::server_layout_text(layout_text);
-    int64_t mark_ms = high_water::startup(layout_text);
-    high_water::listen(raise_words);
-    registry_mark::startup();
+    int64_t mark_ms = marks::startup_high_water(layout_text);
+    marks::listen(raise_words);
+    marks::startup_registry_mark();
     uuidv7::startup_clock(mark_ms);
     snowflake::startup_words(mark_ms);
     snowflake::startup_mint_counts();
     // A server that mints only for the nodes it holds mints nothing until
     // its worker holds them: decided here, before any backend can mint.
-    fence::startup_fence(registry::remote() || snowflake::node_id_is_lease());
+    snowflake::startup_fence(registry::remote() || snowflake::node_id_is_lease());
     crid_ids::startup_blocks();
-    registry::startup_status();
+    worker::startup_status();
     LWLockRelease(AddinShmemInitLock);
     set_preloaded();
 }

@@ -67,13 +67,13 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
     namespace pg = crid::pg;
     if (!pg::preloaded())
         return (Datum)0;
-    put_row(rsinfo, "snowflake", -1, "high_water_writes", pg::high_water::backend_writes());
-    put_row(rsinfo, "snowflake", -1, "high_water_keeper_writes", pg::high_water::keeper_writes());
+    put_row(rsinfo, "snowflake", -1, "high_water_writes", pg::marks::high_water_writes());
+    put_row(rsinfo, "snowflake", -1, "high_water_keeper_writes", pg::marks::high_water_keeper_writes());
     // 1 while the family refuses to mint (see high_water.hpp, registry_mark.hpp).
-    pg::Refusal snowflake_refusal = pg::high_water::snowflake_refusal();
+    pg::Refusal snowflake_refusal = pg::marks::snowflake_refusal();
     put_row(rsinfo, "snowflake", -1, "layout_changed", snowflake_refusal == pg::Refusal::layout_changed);
     put_row(rsinfo, "snowflake", -1, "high_water_damaged", snowflake_refusal == pg::Refusal::mark_damaged);
-    put_row(rsinfo, "uuidv7", -1, "high_water_damaged", pg::high_water::uuidv7_refusal() == pg::Refusal::mark_damaged);
+    put_row(rsinfo, "uuidv7", -1, "high_water_damaged", pg::marks::uuidv7_refusal() == pg::Refusal::mark_damaged);
     pg::snowflake::NodeWord *words = pg::snowflake::node_words();
     // ids are counted per process slot as well as on the node's word
     // (snowflake/mint_counts.hpp).
@@ -89,10 +89,10 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
     }
     // Snowflake node leases, on a server that mints only for nodes it holds
     // (crid.registry set, or crid.node_id = 'lease').
-    pg::fence::NodeFence *leases = pg::fence::shared();
+    pg::snowflake::NodeFence *leases = pg::snowflake::fence();
     if (pg_atomic_read_u32(&leases->fenced)) {
         uint32 node = pg_atomic_read_u32(&leases->leased_node);
-        put_row(rsinfo, "snowflake", -1, "lease_node", node == pg::fence::no_node ? uint64(-1) : node);
+        put_row(rsinfo, "snowflake", -1, "lease_node", node == pg::snowflake::no_node ? uint64(-1) : node);
         put_row(rsinfo, "snowflake", -1, "lease_renewals", pg_atomic_read_u64(&leases->renewals));
         put_row(rsinfo, "snowflake", -1, "lease_acquisitions", pg_atomic_read_u64(&leases->acquisitions));
         put_row(rsinfo, "snowflake", -1, "lease_losses", pg_atomic_read_u64(&leases->losses));
@@ -101,8 +101,8 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
         bool refused = leases->refused[0] != '\0';
         SpinLockRelease(&leases->lock);
         put_row(rsinfo, "snowflake", -1, "lease_refused", refused);
-        for (int64_t n = 0; n < pg::fence::max_nodes; ++n)
-            if (pg::fence::held(leases, n))
+        for (int64_t n = 0; n < pg::snowflake::max_nodes; ++n)
+            if (pg::snowflake::held(leases, n))
                 put_row(rsinfo, "snowflake", int(n), "lease_held", 1);
     }
     pg::crid_ids::BlockShared *blocks = pg::crid_ids::shared();
@@ -115,7 +115,7 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
     put_row(rsinfo, "crid", -1, "reserve_target", pg_atomic_read_u64(&blocks->wake_below));
     put_row(rsinfo, "crid", -1, "sync_waits", pg_atomic_read_u64(&blocks->sync_waits));
     put_row(rsinfo, "crid", -1, "wait_timeouts", pg_atomic_read_u64(&blocks->wait_timeouts));
-    pg::registry::WorkerStatus *worker = pg::registry::status();
+    pg::worker::WorkerStatus *worker = pg::worker::status();
     put_row(rsinfo, "crid", -1, "registry_commits", pg_atomic_read_u64(&worker->commits));
     put_row(rsinfo, "crid", -1, "registry_failures", pg_atomic_read_u64(&worker->failures));
     put_row(rsinfo, "crid", -1, "registry_us_total", pg_atomic_read_u64(&worker->us_total));
@@ -126,7 +126,8 @@ Datum crid_stats(PG_FUNCTION_ARGS) {
     // A remote registry (crid.registry): 1 while connected, connections made.
     put_row(rsinfo, "crid", -1, "registry_connected", pg_atomic_read_u32(&worker->connected));
     put_row(rsinfo, "crid", -1, "registry_connects", pg_atomic_read_u64(&worker->connects));
-    put_row(rsinfo, "crid", -1, "registry_mark_damaged", pg::registry_mark::refusal() == pg::Refusal::mark_damaged);
+    put_row(rsinfo, "crid", -1, "registry_mark_damaged",
+            pg::marks::registry_mark_refusal() == pg::Refusal::mark_damaged);
     return (Datum)0;
 }
 

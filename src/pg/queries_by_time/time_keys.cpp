@@ -23,7 +23,7 @@ extern "C" {
 #include "utils/typcache.h"
 }
 
-namespace crid::pg::time_keys {
+namespace crid::pg::queries_by_time {
 
 namespace tr = core::time_range;
 
@@ -163,4 +163,4 @@ const core::snowflake::Layout *sortable_layout(Node *arg) {
     return parsed ? &planner_layout : nullptr;
 }
 
-} // namespace crid::pg::time_keys
+} // namespace crid::pg::queries_by_time

@@ -15,7 +15,7 @@ extern "C" {
 #include "utils/rangetypes.h"
 }
 
-namespace crid::pg::time_keys {
+namespace crid::pg::queries_by_time {
 
 using Span = std::optional<core::time_range::Units>;
 
@@ -80,4 +80,4 @@ Expr *call(Oid funcid, Oid rettype, List *args);
 // valid layout or one whose bigint order is not time order (no ERROR).
 const core::snowflake::Layout *sortable_layout(Node *arg);
 
-} // namespace crid::pg::time_keys
+} // namespace crid::pg::queries_by_time

@@ -93,9 +93,7 @@ extern "C" {
 #include "utils/syscache.h"
 }
 
-namespace tk = crid::pg::time_keys;
-
-namespace crid::pg::time_predicates {
+namespace crid::pg::queries_by_time {
 
 namespace {
 
@@ -147,7 +145,7 @@ void resolve_bounds(Oid nsp, const char *name, bool layout, Oid (&out)[comparand
     const Oid types[comparands] = {TIMESTAMPTZOID, DATEOID, TIMESTAMPOID};
     for (int c = 0; c < comparands; ++c) {
         const Oid args[] = {types[c], TEXTOID, TEXTOID};
-        out[c] = tk::function_in(nsp, name, layout ? 3 : 2, args);
+        out[c] = function_in(nsp, name, layout ? 3 : 2, args);
     }
 }
 
@@ -163,20 +161,20 @@ const Functions &resolved_functions() {
     if (OidIsValid(nsp)) {
         f.installed = true;
         const Oid uuid_arg[] = {UUIDOID}, bigint_arg[] = {INT8OID}, bigint_text[] = {INT8OID, TEXTOID};
-        f.uuid_v7 = tk::function_in(nsp, "uuid_v7_to_timestamptz", 1, uuid_arg);
-        f.uuid_extract = tk::function_in(nsp, "uuid_extract_timestamp", 1, uuid_arg);
-        f.snowflake = tk::function_in(nsp, "snowflake_to_timestamptz", 1, bigint_arg);
-        f.snowflake_layout = tk::function_in(nsp, "snowflake_to_timestamptz", 2, bigint_text);
-        f.crid = tk::function_in(nsp, "crid_to_timestamptz", 1, bigint_arg);
+        f.uuid_v7 = function_in(nsp, "uuid_v7_to_timestamptz", 1, uuid_arg);
+        f.uuid_extract = function_in(nsp, "uuid_extract_timestamp", 1, uuid_arg);
+        f.snowflake = function_in(nsp, "snowflake_to_timestamptz", 1, bigint_arg);
+        f.snowflake_layout = function_in(nsp, "snowflake_to_timestamptz", 2, bigint_text);
+        f.crid = function_in(nsp, "crid_to_timestamptz", 1, bigint_arg);
         resolve_bounds(nsp, "uuid_v7_time_bound", false, f.uuid_v7_bound);
         resolve_bounds(nsp, "snowflake_time_bound", false, f.snowflake_bound);
         resolve_bounds(nsp, "snowflake_time_bound", true, f.snowflake_layout_bound);
         resolve_bounds(nsp, "crid_time_bound", false, f.crid_bound);
-        f.snowflake_check = tk::function_in(nsp, "crid_snowflake_check", 1, bigint_arg);
-        f.snowflake_layout_check = tk::function_in(nsp, "crid_snowflake_check", 2, bigint_text);
-        f.crid_check = tk::function_in(nsp, "crid_crid_check", 1, bigint_arg);
-        f.uuid_v7_check = tk::function_in(nsp, "crid_uuid_v7_check", 1, uuid_arg);
-        f.uuid_extract_versions[0] = tk::function_in(nsp, "uuid_extract_version", 1, uuid_arg);
+        f.snowflake_check = function_in(nsp, "crid_snowflake_check", 1, bigint_arg);
+        f.snowflake_layout_check = function_in(nsp, "crid_snowflake_check", 2, bigint_text);
+        f.crid_check = function_in(nsp, "crid_crid_check", 1, bigint_arg);
+        f.uuid_v7_check = function_in(nsp, "crid_uuid_v7_check", 1, uuid_arg);
+        f.uuid_extract_versions[0] = function_in(nsp, "uuid_extract_version", 1, uuid_arg);
         f.uuid_extract_versions[1] = compat::core_uuid_extract_version;
     }
     f.resolved = true;
@@ -306,7 +304,7 @@ List *check_constraints(Oid relid) {
         if (!c.ccvalid || c.ccnoinherit)
             continue;
         Node *e = eval_const_expressions(nullptr, static_cast<Node *>(stringToNode(c.ccbin)));
-        out = list_concat(out, make_ands_implicit(canonicalize_qual(tk::as_expr(e), true)));
+        out = list_concat(out, make_ands_implicit(canonicalize_qual(as_expr(e), true)));
     }
     table_close(rel, NoLock);
     return out;
@@ -344,18 +342,18 @@ ColumnFacts column_facts(Query *q, Node *col, bool uuid) {
     Expr *var = column_var(c);
     if (!uuid) {
         Const *zero = makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0), false, FLOAT8PASSBYVAL);
-        facts.not_negative = implied(
-            tk::key_comparison(tk::Family::snowflake, BTGreaterEqualStrategyNumber, var, &zero->xpr), constraints);
+        facts.not_negative =
+            implied(key_comparison(Family::snowflake, BTGreaterEqualStrategyNumber, var, &zero->xpr), constraints);
         return facts;
     }
     if (OidIsValid(f.uuid_v7_check))
-        facts.uuid_v7_only = implied(tk::call(f.uuid_v7_check, BOOLOID, list_make1(var)), constraints);
+        facts.uuid_v7_only = implied(call(f.uuid_v7_check, BOOLOID, list_make1(var)), constraints);
     for (Oid uuid_extract_version : f.uuid_extract_versions) {
         if (!OidIsValid(uuid_extract_version) || facts.uuid_v7_only || facts.no_other_version)
             continue;
         Oid eq = get_opfamily_member(INTEGER_BTREE_FAM_OID, INT2OID, INT2OID, BTEqualStrategyNumber);
         Const *seven = makeConst(INT2OID, -1, InvalidOid, sizeof(int16), Int16GetDatum(7), false, true);
-        Expr *version = tk::call(uuid_extract_version, INT2OID, list_make1(tk::copy_expr(tk::as_node(var))));
+        Expr *version = call(uuid_extract_version, INT2OID, list_make1(copy_expr(as_node(var))));
         Expr *fact = make_opclause(eq, BOOLOID, false, version, &seven->xpr, InvalidOid, InvalidOid);
         castNode(OpExpr, fact)->opfuncid = get_opcode(eq);
         facts.no_other_version = implied(fact, constraints);
@@ -375,8 +373,8 @@ struct Predicate {
     bool guard_negatives; // keep negative ids in the range, for the check beside it
 };
 
-tk::Family family_of(Decoder d) {
-    return uuid_decoder(d) ? tk::Family::uuid_v7 : d == Decoder::crid ? tk::Family::crid : tk::Family::snowflake;
+Family family_of(Decoder d) {
+    return uuid_decoder(d) ? Family::uuid_v7 : d == Decoder::crid ? Family::crid : Family::snowflake;
 }
 
 Node *column_of(const Predicate &p) { return static_cast<Node *>(linitial(p.call->args)); }
@@ -393,10 +391,10 @@ Expr *bound(const Predicate &p, int strategy) {
     if (!OidIsValid(fn))
         return nullptr;
     Const *op = makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1, CStringGetTextDatum(op_text(strategy)), false, false);
-    List *args = list_make2(tk::copy_expr(tk::as_node(p.x)), op);
+    List *args = list_make2(copy_expr(as_node(p.x)), op);
     if (p.decoder == Decoder::snowflake_layout)
-        args = lappend(args, tk::copy_expr(static_cast<Node *>(lsecond(p.call->args))));
-    return tk::call(fn, tk::key_type(family_of(p.decoder)), args);
+        args = lappend(args, copy_expr(static_cast<Node *>(lsecond(p.call->args))));
+    return call(fn, key_type(family_of(p.decoder)), args);
 }
 
 Const *bigint_const(int64_t v) {
@@ -410,14 +408,13 @@ Expr *bound_condition(const Predicate &p, int strategy) {
     Expr *b = bound(p, strategy);
     if (!b)
         return nullptr;
-    tk::Family family = family_of(p.decoder);
-    Expr *col = tk::copy_expr(column_of(p));
+    Family family = family_of(p.decoder);
+    Expr *col = copy_expr(column_of(p));
     if (strategy == BTGreaterEqualStrategyNumber || strategy == BTGreaterStrategyNumber) {
-        Expr *range = tk::key_comparison(family, BTGreaterEqualStrategyNumber, col, b);
+        Expr *range = key_comparison(family, BTGreaterEqualStrategyNumber, col, b);
         if (!p.guard_negatives)
             return range;
-        Expr *negative =
-            tk::key_comparison(family, BTLessStrategyNumber, tk::copy_expr(column_of(p)), &bigint_const(0)->xpr);
+        Expr *negative = key_comparison(family, BTLessStrategyNumber, copy_expr(column_of(p)), &bigint_const(0)->xpr);
         return make_orclause(list_make2(negative, range));
     }
     if (p.guard_negatives) {
@@ -428,7 +425,7 @@ Expr *bound_condition(const Predicate &p, int strategy) {
         c->location = -1;
         b = &c->xpr;
     }
-    return tk::key_comparison(family, BTLessEqualStrategyNumber, col, b);
+    return key_comparison(family, BTLessEqualStrategyNumber, col, b);
 }
 
 // crid_snowflake_check(col [, layout]) or crid_crid_check(col): the decoder's
@@ -440,10 +437,10 @@ Expr *negative_check(const Predicate &p) {
                                                : f.snowflake_layout_check;
     if (!OidIsValid(fn))
         return nullptr;
-    List *args = list_make1(tk::copy_expr(column_of(p)));
+    List *args = list_make1(copy_expr(column_of(p)));
     if (p.decoder == Decoder::snowflake_layout)
-        args = lappend(args, tk::copy_expr(static_cast<Node *>(lsecond(p.call->args))));
-    return tk::call(fn, BOOLOID, args);
+        args = lappend(args, copy_expr(static_cast<Node *>(lsecond(p.call->args))));
+    return call(fn, BOOLOID, args);
 }
 
 // Whether the decoder of `p` raises for nothing but negative ids (checked
@@ -453,7 +450,7 @@ bool raises_for_negatives_only(const Predicate &p) {
         return true;
     if (p.decoder == Decoder::snowflake)
         return decodes_within_timestamptz(snowflake::server_layout_or_error());
-    const core::snowflake::Layout *layout = tk::sortable_layout(static_cast<Node *>(lsecond(p.call->args)));
+    const core::snowflake::Layout *layout = sortable_layout(static_cast<Node *>(lsecond(p.call->args)));
     return layout && decodes_within_timestamptz(*layout);
 }
 
@@ -475,7 +472,7 @@ List *implied_conditions(Query *q, Node *clause, ParamListInfo bound_params) {
     Node *col = static_cast<Node *>(linitial(dec->args));
     if (!IsA(col, Var) || contain_volatile_functions(x))
         return NIL;
-    if (d == Decoder::snowflake_layout && !tk::sortable_layout(static_cast<Node *>(lsecond(dec->args))))
+    if (d == Decoder::snowflake_layout && !sortable_layout(static_cast<Node *>(lsecond(dec->args))))
         return NIL;
 
     int strategy;
@@ -488,7 +485,7 @@ List *implied_conditions(Query *q, Node *clause, ParamListInfo bound_params) {
     if (folds_to_null(x, bound_params))
         return NIL;
 
-    Predicate p{d, dec, tk::as_expr(x), type, false};
+    Predicate p{d, dec, as_expr(x), type, false};
     ColumnFacts facts = column_facts(q, col, uuid_decoder(d));
     Expr *beside = nullptr; // what must stand beside the range
     if (d == Decoder::uuid_v7) {
@@ -498,7 +495,7 @@ List *implied_conditions(Query *q, Node *clause, ParamListInfo bound_params) {
         if (!facts.no_other_version)
             return NIL;
         if (!facts.uuid_v7_only) // another variant's id may lie in the range: its time is NULL
-            beside = tk::as_expr(clause);
+            beside = as_expr(clause);
     } else {
         if (!raises_for_negatives_only(p))
             return NIL;
@@ -576,7 +573,7 @@ void rewrite_qual(Query *q, Node **qual, const Walk &walk) {
     bool changed = false;
     List *conjuncts = rewrite_conjuncts(q, *qual, walk, changed);
     if (changed)
-        *qual = tk::as_node(make_ands_explicit(checked_once(conjuncts)));
+        *qual = as_node(make_ands_explicit(checked_once(conjuncts)));
 }
 
 // The WHERE of a FROM list and the ON of its joins, at any depth.
@@ -648,4 +645,4 @@ void init(bool preloading) {
     }
 }
 
-} // namespace crid::pg::time_predicates
+} // namespace crid::pg::queries_by_time

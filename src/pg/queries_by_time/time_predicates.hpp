@@ -2,10 +2,10 @@
 // the other decoders) use the B-tree on id, with crid preloaded.
 #pragma once
 
-namespace crid::pg::time_predicates {
+namespace crid::pg::queries_by_time {
 
 // Defines crid.time_predicates; when preloading, also installs the planner
 // hook (chaining the previous one). Called from _PG_init.
 void init(bool preloading);
 
-} // namespace crid::pg::time_predicates
+} // namespace crid::pg::queries_by_time

@@ -24,19 +24,19 @@ extern "C" {
 }
 
 using namespace crid;
-namespace tk = crid::pg::time_keys;
+namespace by_time = crid::pg::queries_by_time;
 namespace tr = crid::core::time_range;
 
 namespace {
 
-tk::Keyspace uuid_v7() { return tk::Keyspace{tk::Family::uuid_v7, nullptr}; }
-tk::Keyspace crid_ids() { return tk::Keyspace{tk::Family::crid, nullptr}; }
+by_time::Keyspace uuid_v7() { return by_time::Keyspace{by_time::Family::uuid_v7, nullptr}; }
+by_time::Keyspace crid_ids() { return by_time::Keyspace{by_time::Family::crid, nullptr}; }
 // The layout of argument `n`, or the server's when the call has no such argument.
-tk::Keyspace snowflake(FunctionCallInfo fcinfo, int n) {
-    return tk::Keyspace{tk::Family::snowflake, &pg::snowflake::layout_arg(fcinfo, n)};
+by_time::Keyspace snowflake(FunctionCallInfo fcinfo, int n) {
+    return by_time::Keyspace{by_time::Family::snowflake, &pg::snowflake::layout_arg(fcinfo, n)};
 }
 
-tk::RangeEnds range_arg(FunctionCallInfo fcinfo, int n) { return tk::range_ends(PG_GETARG_RANGE_P(n)); }
+by_time::RangeEnds range_arg(FunctionCallInfo fcinfo, int n) { return by_time::range_ends(PG_GETARG_RANGE_P(n)); }
 
 // The units of a call site's last range, kept in fn_extra: a range that is
 // the same for every row (a constant, a parameter) is decoded once per scan,
@@ -54,14 +54,14 @@ bool same_grid(const tr::Grid &a, const tr::Grid &b) {
 }
 
 // The units of `grid` whose start lies in range argument `n`.
-tk::Span span_of_range_arg(FunctionCallInfo fcinfo, int n, const tr::Grid &grid) {
+by_time::Span span_of_range_arg(FunctionCallInfo fcinfo, int n, const tr::Grid &grid) {
     RangeType *range = PG_GETARG_RANGE_P(n);
     Size size = VARSIZE(range);
     auto *cache = static_cast<SpanCache *>(fcinfo->flinfo->fn_extra);
     if (cache && cache->size == size && same_grid(cache->grid, grid) && std::memcmp(cache->range, range, size) == 0)
-        return cache->has_span ? tk::Span(cache->span) : std::nullopt;
-    tk::RangeEnds ends = tk::range_ends(range);
-    tk::Span span;
+        return cache->has_span ? by_time::Span(cache->span) : std::nullopt;
+    by_time::RangeEnds ends = by_time::range_ends(range);
+    by_time::Span span;
     if (!ends.empty)
         span = pg::guarded([&] { return tr::units_between(grid, ends.lower, ends.upper); });
     if (!cache || cache->size < size) {
@@ -78,8 +78,8 @@ tk::Span span_of_range_arg(FunctionCallInfo fcinfo, int n, const tr::Grid &grid)
 }
 
 // *_range_first / *_range_last (tstzrange [, layout]).
-Datum range_key(FunctionCallInfo fcinfo, const tk::Keyspace &ks, bool last) {
-    tk::Keys keys = tk::keys_of(ks, tk::span_of_range(ks, range_arg(fcinfo, 0)));
+Datum range_key(FunctionCallInfo fcinfo, const by_time::Keyspace &ks, bool last) {
+    by_time::Keys keys = by_time::keys_of(ks, by_time::span_of_range(ks, range_arg(fcinfo, 0)));
     return last ? keys.last : keys.first;
 }
 
@@ -105,15 +105,15 @@ TimestampTz comparable_at(FunctionCallInfo fcinfo, At type) {
 // *_time_bound(at, op [, layout]): for >= and >, the first id of the first
 // unit that satisfies `time op at`; for <= and <, the last id of the last
 // one; NULL when no id does (a comparison with NULL selects nothing).
-Datum time_bound(FunctionCallInfo fcinfo, const tk::Keyspace &ks, At type = At::timestamptz) {
+Datum time_bound(FunctionCallInfo fcinfo, const by_time::Keyspace &ks, At type = At::timestamptz) {
     TimestampTz at = comparable_at(fcinfo, type);
     text *op_text = PG_GETARG_TEXT_PP(1);
     std::string_view op_name(VARDATA_ANY(op_text), VARSIZE_ANY_EXHDR(op_text));
     tr::Op op = pg::guarded([&] { return tr::op_named(op_name); });
-    tk::Span span = tk::span_of_comparison(ks, op, at);
+    by_time::Span span = by_time::span_of_comparison(ks, op, at);
     if (!span)
         PG_RETURN_NULL();
-    tk::Keys keys = tk::keys_of(ks, span);
+    by_time::Keys keys = by_time::keys_of(ks, span);
     return op == tr::Op::ge || op == tr::Op::gt ? keys.first : keys.last;
 }
 
@@ -157,7 +157,7 @@ Datum crid_uuid_v7_in(PG_FUNCTION_ARGS) {
 Datum crid_snowflake_in(PG_FUNCTION_ARGS) {
     int64_t id = PG_GETARG_INT64(0);
     const core::snowflake::Layout &layout = pg::snowflake::layout_arg(fcinfo, 2);
-    tk::Span span = span_of_range_arg(fcinfo, 1, tr::snowflake::grid(layout));
+    by_time::Span span = span_of_range_arg(fcinfo, 1, tr::snowflake::grid(layout));
     PG_RETURN_BOOL(pg::guarded([&] { return tr::snowflake::id_in(layout, id, span); }));
 }
 
@@ -166,7 +166,7 @@ Datum crid_crid_in(PG_FUNCTION_ARGS) {
     int64_t id = PG_GETARG_INT64(0);
     const core::crid_ids::Layout &layout = pg::crid_ids::layout();
     tr::Grid grid = pg::guarded([&] { return tr::crid_ids::grid(layout); });
-    tk::Span span = span_of_range_arg(fcinfo, 1, grid);
+    by_time::Span span = span_of_range_arg(fcinfo, 1, grid);
     PG_RETURN_BOOL(pg::guarded([&] { return tr::crid_ids::id_in(layout, id, span); }));
 }
 

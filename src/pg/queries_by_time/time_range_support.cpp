@@ -36,32 +36,32 @@ extern "C" {
 }
 
 using namespace crid;
-namespace tk = crid::pg::time_keys;
+namespace by_time = crid::pg::queries_by_time;
 
 namespace {
 
 // What a *_in call names: its family, arguments and, when known at plan
 // time, its keyspace.
 struct InCall {
-    tk::Family family;
+    by_time::Family family;
     Oid funcid;
     Node *id;
     Node *range;
     Node *layout; // snowflake_in's third argument, or nullptr
     bool known;   // the keyspace is known: not a snowflake layout that is variable or unsorted
-    tk::Keyspace keyspace;
+    by_time::Keyspace keyspace;
 };
 
-InCall in_call(tk::Family family, Oid funcid, List *args) {
+InCall in_call(by_time::Family family, Oid funcid, List *args) {
     InCall c{family,
              funcid,
              static_cast<Node *>(linitial(args)),
              static_cast<Node *>(lsecond(args)),
              list_length(args) > 2 ? static_cast<Node *>(lthird(args)) : nullptr,
              true,
-             tk::Keyspace{family}};
-    if (family == tk::Family::snowflake) {
-        c.keyspace.layout = c.layout ? tk::sortable_layout(c.layout) : &pg::snowflake::server_layout_or_error();
+             by_time::Keyspace{family}};
+    if (family == by_time::Family::snowflake) {
+        c.keyspace.layout = c.layout ? by_time::sortable_layout(c.layout) : &pg::snowflake::server_layout_or_error();
         c.known = c.keyspace.layout != nullptr;
     }
     return c;
@@ -71,16 +71,16 @@ InCall in_call(tk::Family family, Oid funcid, List *args) {
 // range of an IMMUTABLE form (the server's snowflake and crid layouts are
 // read when the plan runs).
 bool foldable(const InCall &c) {
-    return IsA(c.range, Const) && (c.family == tk::Family::uuid_v7 || c.layout != nullptr);
+    return IsA(c.range, Const) && (c.family == by_time::Family::uuid_v7 || c.layout != nullptr);
 }
 
-const char *helper_name(tk::Family family, bool last) {
+const char *helper_name(by_time::Family family, bool last) {
     switch (family) {
-    case tk::Family::uuid_v7:
+    case by_time::Family::uuid_v7:
         return last ? "uuid_v7_range_last" : "uuid_v7_range_first";
-    case tk::Family::snowflake:
+    case by_time::Family::snowflake:
         return last ? "snowflake_range_last" : "snowflake_range_first";
-    case tk::Family::crid:
+    case by_time::Family::crid:
         break;
     }
     return last ? "crid_range_last" : "crid_range_first";
@@ -90,23 +90,24 @@ const char *helper_name(tk::Family family, bool last) {
 // foldable, else as a call of crid's helper in the schema of the *_in
 // function; nullptr when that helper is missing.
 Expr *bound(const InCall &c, bool last) {
-    Oid key_type = tk::key_type(c.family);
+    Oid key_type = by_time::key_type(c.family);
     if (foldable(c)) {
         Const *r = castNode(Const, c.range);
         if (r->constisnull)
             return &makeNullConst(key_type, -1, InvalidOid)->xpr;
-        tk::Keys keys =
-            tk::keys_of(c.keyspace, tk::span_of_range(c.keyspace, tk::range_ends(DatumGetRangeTypeP(r->constvalue))));
-        return &tk::key_const(c.family, last ? keys.last : keys.first)->xpr;
+        by_time::Keys keys = by_time::keys_of(
+            c.keyspace, by_time::span_of_range(c.keyspace, by_time::range_ends(DatumGetRangeTypeP(r->constvalue))));
+        return &by_time::key_const(c.family, last ? keys.last : keys.first)->xpr;
     }
     Oid argtypes[2] = {TSTZRANGEOID, TEXTOID};
-    Oid fn = tk::function_in(get_func_namespace(c.funcid), helper_name(c.family, last), c.layout ? 2 : 1, argtypes);
+    Oid fn =
+        by_time::function_in(get_func_namespace(c.funcid), helper_name(c.family, last), c.layout ? 2 : 1, argtypes);
     if (!OidIsValid(fn))
         return nullptr;
-    List *args = list_make1(tk::copy_expr(c.range));
+    List *args = list_make1(by_time::copy_expr(c.range));
     if (c.layout)
-        args = lappend(args, tk::copy_expr(c.layout));
-    return tk::call(fn, key_type, args);
+        args = lappend(args, by_time::copy_expr(c.layout));
+    return by_time::call(fn, key_type, args);
 }
 
 // [id >= first, id <= last], or NIL.
@@ -114,29 +115,29 @@ List *range_conditions(const InCall &c) {
     Expr *first = bound(c, false), *last = bound(c, true);
     if (!first || !last)
         return NIL;
-    return list_make2(tk::key_comparison(c.family, BTGreaterEqualStrategyNumber, tk::copy_expr(c.id), first),
-                      tk::key_comparison(c.family, BTLessEqualStrategyNumber, tk::copy_expr(c.id), last));
+    return list_make2(by_time::key_comparison(c.family, BTGreaterEqualStrategyNumber, by_time::copy_expr(c.id), first),
+                      by_time::key_comparison(c.family, BTLessEqualStrategyNumber, by_time::copy_expr(c.id), last));
 }
 
 // Evaluating the range (and id) once per condition must give one value.
 bool may_repeat(Node *n) { return !contain_volatile_functions(n) && !contain_subplans(n); }
 
-Node *simplify(SupportRequestSimplify *req, tk::Family family) {
-    if (family == tk::Family::uuid_v7) // not exact: other UUID versions sort among the v7 ones
+Node *simplify(SupportRequestSimplify *req, by_time::Family family) {
+    if (family == by_time::Family::uuid_v7) // not exact: other UUID versions sort among the v7 ones
         return nullptr;
     InCall c = in_call(family, req->fcall->funcid, req->fcall->args);
     if (!c.known || !may_repeat(c.id) || !may_repeat(c.range))
         return nullptr;
     List *conds = range_conditions(c);
-    return conds ? tk::as_node(make_andclause(conds)) : nullptr;
+    return conds ? by_time::as_node(make_andclause(conds)) : nullptr;
 }
 
-Node *index_condition(SupportRequestIndexCondition *req, tk::Family family) {
+Node *index_condition(SupportRequestIndexCondition *req, by_time::Family family) {
     if (req->indexarg != 0 || req->index->relam != BTREE_AM_OID || !is_funcclause(req->node))
         return nullptr;
     // Our operators are those of the type's default B-tree order; another
     // opclass may order differently.
-    Oid type = tk::key_type(family);
+    Oid type = by_time::key_type(family);
     if (req->opfamily != get_opclass_family(GetDefaultOpClass(type, BTREE_AM_OID)))
         return nullptr;
     FuncExpr *f = castNode(FuncExpr, req->node);
@@ -144,11 +145,11 @@ Node *index_condition(SupportRequestIndexCondition *req, tk::Family family) {
     if (!c.known || !may_repeat(c.range) || bms_is_member(req->index->rel->relid, pull_varnos(req->root, c.range)))
         return nullptr;
     List *conds = range_conditions(c);
-    req->lossy = family == tk::Family::uuid_v7;
+    req->lossy = family == by_time::Family::uuid_v7;
     return reinterpret_cast<Node *>(conds);
 }
 
-Node *selectivity(SupportRequestSelectivity *req, tk::Family family) {
+Node *selectivity(SupportRequestSelectivity *req, by_time::Family family) {
     if (req->is_join || list_length(req->args) < 2)
         return nullptr;
     List *args = NIL;
@@ -162,22 +163,22 @@ Node *selectivity(SupportRequestSelectivity *req, tk::Family family) {
         req->selectivity = 0.0; // STRICT: NULL, never true
         return reinterpret_cast<Node *>(req);
     }
-    tk::Span span =
-        tk::span_of_range(c.keyspace, tk::range_ends(DatumGetRangeTypeP(castNode(Const, c.range)->constvalue)));
+    by_time::Span span = by_time::span_of_range(
+        c.keyspace, by_time::range_ends(DatumGetRangeTypeP(castNode(Const, c.range)->constvalue)));
     if (!span) {
         req->selectivity = 0.0; // no id's time lies in the range
         return reinterpret_cast<Node *>(req);
     }
-    tk::Keys keys = tk::keys_of(c.keyspace, span);
-    Expr *id = tk::as_expr(c.id);
+    by_time::Keys keys = by_time::keys_of(c.keyspace, span);
+    Expr *id = by_time::as_expr(c.id);
     List *conds = list_make2(
-        tk::key_comparison(family, BTGreaterEqualStrategyNumber, id, &tk::key_const(family, keys.first)->xpr),
-        tk::key_comparison(family, BTLessEqualStrategyNumber, id, &tk::key_const(family, keys.last)->xpr));
+        by_time::key_comparison(family, BTGreaterEqualStrategyNumber, id, &by_time::key_const(family, keys.first)->xpr),
+        by_time::key_comparison(family, BTLessEqualStrategyNumber, id, &by_time::key_const(family, keys.last)->xpr));
     req->selectivity = clauselist_selectivity(req->root, conds, req->varRelid, req->jointype, req->sjinfo);
     return reinterpret_cast<Node *>(req);
 }
 
-Datum support(Node *request, tk::Family family) {
+Datum support(Node *request, by_time::Family family) {
     Node *out = nullptr;
     if (IsA(request, SupportRequestSimplify))
         out = simplify(reinterpret_cast<SupportRequestSimplify *>(request), family);
@@ -198,13 +199,13 @@ PG_FUNCTION_INFO_V1(crid_crid_in_support);
 PG_FUNCTION_INFO_V1(crid_uuid_v7_check_support);
 
 Datum crid_uuid_v7_in_support(PG_FUNCTION_ARGS) {
-    return support(reinterpret_cast<Node *>(PG_GETARG_POINTER(0)), tk::Family::uuid_v7);
+    return support(reinterpret_cast<Node *>(PG_GETARG_POINTER(0)), by_time::Family::uuid_v7);
 }
 Datum crid_snowflake_in_support(PG_FUNCTION_ARGS) {
-    return support(reinterpret_cast<Node *>(PG_GETARG_POINTER(0)), tk::Family::snowflake);
+    return support(reinterpret_cast<Node *>(PG_GETARG_POINTER(0)), by_time::Family::snowflake);
 }
 Datum crid_crid_in_support(PG_FUNCTION_ARGS) {
-    return support(reinterpret_cast<Node *>(PG_GETARG_POINTER(0)), tk::Family::crid);
+    return support(reinterpret_cast<Node *>(PG_GETARG_POINTER(0)), by_time::Family::crid);
 }
 
 // crid_uuid_v7_check(id) keeps every row it does not refuse with an ERROR:

@@ -6,13 +6,13 @@
 
 #include <cstdio>
 
-namespace crid::pg::fence {
+namespace crid::pg::snowflake {
 
 namespace {
 NodeFence *state = nullptr;
 }
 
-NodeFence *shared() noexcept { return state; }
+NodeFence *fence() noexcept { return state; }
 
 void request_fence() { RequestAddinShmemSpace(sizeof(NodeFence)); }
 
@@ -55,7 +55,7 @@ void startup_fence(bool fenced) {
 }
 
 void raise_not_held(int64_t node) {
-    NodeFence *s = shared();
+    NodeFence *s = fence();
     char refused[sizeof s->refused], failure[sizeof s->failure], waiting[sizeof s->waiting];
     SpinLockAcquire(&s->lock);
     std::memcpy(refused, s->refused, sizeof refused);
@@ -100,7 +100,7 @@ void raise_not_held(int64_t node) {
 }
 
 int leased_node_or_error() {
-    NodeFence *s = shared();
+    NodeFence *s = fence();
     uint32 node = s ? pg_atomic_read_u32(&s->leased_node) : no_node;
     if (node != no_node)
         return int(node);
@@ -121,4 +121,4 @@ int leased_node_or_error() {
                               : "Node leases need crid in shared_preload_libraries.")));
 }
 
-} // namespace crid::pg::fence
+} // namespace crid::pg::snowflake

@@ -15,7 +15,7 @@ extern "C" {
 #include "storage/spin.h"
 }
 
-namespace crid::pg::fence {
+namespace crid::pg::snowflake {
 
 inline constexpr int max_nodes = 65536;
 inline constexpr uint32 no_node = UINT32_MAX;
@@ -48,7 +48,7 @@ struct NodeFence {
 // until the worker holds its nodes: decided here, before any backend can.
 void request_fence();
 void startup_fence(bool fenced);
-NodeFence *shared() noexcept;
+NodeFence *fence() noexcept;
 
 inline bool held(const NodeFence *s, int64_t node) noexcept {
     return (pg_atomic_read_u32(const_cast<pg_atomic_uint32 *>(&s->held[node >> 5])) >> (node & 31)) & 1;
@@ -60,7 +60,7 @@ inline bool held(const NodeFence *s, int64_t node) noexcept {
 // After a snowflake id of `node` was claimed and before it is returned: ERROR
 // 55000 unless this server is not fenced or safely holds the node.
 inline void check_minted(int64_t node) {
-    NodeFence *s = shared();
+    NodeFence *s = fence();
     if (!s || !pg_atomic_read_u32(&s->fenced))
         return;
     if (!held(s, node) || core::monotonic_ns() >= int64_t(pg_atomic_read_u64(&s->valid_until_ns)))
@@ -70,4 +70,4 @@ inline void check_minted(int64_t node) {
 // crid.node_id = 'lease': the node held, or ERROR 55000 saying why none is.
 int leased_node_or_error();
 
-} // namespace crid::pg::fence
+} // namespace crid::pg::snowflake

@@ -53,7 +53,7 @@ void raise_all_words(int64_t unix_ms, bool exactly) {
 }
 
 void raise_node_above(int64_t node, int64_t unix_ms) {
-    high_water::ensure(unix_ms);
+    marks::ensure_high_water(unix_ms);
     uint64_t start = state_after(unix_ms);
     core::advance(words[node].state, [start](uint64_t old) { return old > start ? old : start; });
 }

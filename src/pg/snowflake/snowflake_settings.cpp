@@ -181,7 +181,7 @@ void server_layout_text(char (&out)[256]) {
     pg::guarded([&] { std::snprintf(out, sizeof out, "%s", core::snowflake::describe(layout).c_str()); });
 }
 
-int configured_node() { return node_id == node_lease ? fence::leased_node_or_error() : node_id; }
+int configured_node() { return node_id == node_lease ? leased_node_or_error() : node_id; }
 
 bool node_id_is_lease() { return node_id == node_lease; }
 int static_node_id() { return node_id >= 0 ? node_id : -1; }

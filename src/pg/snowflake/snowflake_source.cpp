@@ -78,7 +78,7 @@ void wait_for_clock(int64_t until_unix_ms) {
 
 int64_t mint(int64_t node, int64_t gene) {
     require_minting("snowflake", "snowflake generation", "decoding works without it.");
-    high_water::check_snowflake();
+    marks::check_snowflake();
     const core::snowflake::Layout &layout = server_layout();
     check_ranges(layout, node, gene);
     check_not_backfill_node(node);
@@ -99,11 +99,11 @@ int64_t mint(int64_t node, int64_t gene) {
         if (step.kind == Step::Kind::issue) {
             // A fenced server returns the id only while it safely holds the
             // node (node_fence.hpp); a refused id is a gap.
-            fence::check_minted(node);
+            check_minted(node);
             count_minted(slot, node);
             if (step.borrowed)
                 pg_atomic_fetch_add_u64(&slot.clock_borrows, 1);
-            high_water::ensure(core::snowflake::unit_start_unix_ms(layout, step.unit));
+            marks::ensure_high_water(core::snowflake::unit_start_unix_ms(layout, step.unit));
             return id;
         }
         if (step.kind == Step::Kind::wait) {

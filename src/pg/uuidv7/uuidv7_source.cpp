@@ -60,7 +60,7 @@ bool server_order() { return order == order_server && clock_words(); }
 uint64_t next_tick() {
     ClockWords *words = clock_words();
     if (words && order == order_server) {
-        high_water::check_uuidv7();
+        marks::check_uuidv7();
         return core::uuidv7::server_tick(*words, clock_local, core::monotonic_ns, core::wall_clock_ns, resync_ns);
     }
     const uint64_t now = core::uuidv7::tick_from_unix_ns(core::wall_clock_ns());
@@ -78,7 +78,7 @@ core::Uuid compose(uint64_t tick, uint64_t random) {
 
 void keep_high_water(uint64_t unix_ms) {
     if (clock_words() && order == order_server)
-        high_water::ensure(int64_t(unix_ms));
+        marks::ensure_high_water(int64_t(unix_ms));
 }
 
 uint64_t random64() { return random_pool.next64(strong_random, MyProcPid); }

@@ -16,7 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace crid::pg::registry {
+namespace crid::pg::worker {
 
 namespace {
 
@@ -124,7 +124,7 @@ ids::ReservationSettings usable_settings(const ids::Layout &l) {
 // generation: at worker start and after crid_reset_high_water(). False when
 // the mark lies outside the crid layout.
 bool sync_guard(const ids::Layout &l) {
-    registry_mark::Mark mark = registry_mark::current();
+    marks::RegistryMarkState mark = marks::registry_mark();
     uint64_t generation = mark.generation;
     bool known = mark.known;
     int64_t unix_s = mark.unix_s, sequence = mark.sequence;
@@ -228,8 +228,8 @@ bool cover_mark(int64_t unix_s, int64_t sequence, Failure &failure) {
         int64_t unix_s, sequence;
     } mark{unix_s, sequence};
     return run_catching(
-        [](void *m) { registry_mark::cover(static_cast<Mark *>(m)->unix_s, static_cast<Mark *>(m)->sequence); }, &mark,
-        failure);
+        [](void *m) { marks::cover_registry_mark(static_cast<Mark *>(m)->unix_s, static_cast<Mark *>(m)->sequence); },
+        &mark, failure);
 }
 
 // The statements of one reservation round and the bytes they need: the
@@ -538,7 +538,7 @@ bool refill(int64_t &hold_ms) {
     hold_ms = 0;
     BlockShared *s = crid_ids::shared();
     const ids::Layout &l = layout();
-    if (registry_mark::refusal() != Refusal::none) {
+    if (marks::registry_mark_refusal() != Refusal::none) {
         report(WorkerState::failing, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                "the registry mark crid_registry_mark is damaged; waiting for crid_reset_high_water()");
         return false;
@@ -590,4 +590,4 @@ bool refill(int64_t &hold_ms) {
     return true;
 }
 
-} // namespace crid::pg::registry
+} // namespace crid::pg::worker

@@ -6,7 +6,7 @@
 
 #include "common/postgres_headers.hpp"
 
-namespace crid::pg::registry {
+namespace crid::pg::worker {
 
 // Reserves and publishes blocks while the server runs low. False when an
 // attempt failed: the worker's state says why (and the log, once per change
@@ -15,4 +15,4 @@ namespace crid::pg::registry {
 // it allows next) is no failure: false with `hold_ms`, the pause it asks for.
 bool refill(int64_t &hold_ms);
 
-} // namespace crid::pg::registry
+} // namespace crid::pg::worker

@@ -24,14 +24,15 @@ extern "C" {
 #include <new>
 #include <unistd.h>
 
-namespace crid::pg::lease {
+namespace crid::pg::worker {
 
-using fence::held;
-using fence::max_nodes;
-using fence::no_node;
-using fence::NodeFence;
-using registry::Failure;
+using registry::RowSink;
+using registry::run_catching;
 using registry::set_failure;
+using snowflake::held;
+using snowflake::max_nodes;
+using snowflake::no_node;
+using snowflake::NodeFence;
 
 namespace {
 
@@ -74,8 +75,7 @@ struct Params {
     }
     // `st` runs `sql` with the first n parameters; `third` replaces $3 (the
     // statements that name this server by its token there).
-    void use(registry::Statement &st, const char *sql, int n, registry::RowSink sink, void *context,
-             const char *third = nullptr) const {
+    void use(Statement &st, const char *sql, int n, RowSink sink, void *context, const char *third = nullptr) const {
         st.set(sql, {}, sink, context);
         st.nparams = n;
         std::memcpy(st.params, values, size_t(n) * sizeof(char *));
@@ -267,7 +267,7 @@ void renewed_sink(void *context, int columns, const char *const *v) noexcept {
 }
 
 void set_text(char *field, size_t size, const char *text) {
-    NodeFence *s = fence::shared();
+    NodeFence *s = snowflake::fence();
     SpinLockAcquire(&s->lock);
     std::snprintf(field, size, "%s", text);
     SpinLockRelease(&s->lock);
@@ -275,7 +275,7 @@ void set_text(char *field, size_t size, const char *text) {
 
 // This server as lease rows name it for people, once per worker process.
 void name_holder() {
-    NodeFence *s = fence::shared();
+    NodeFence *s = snowflake::fence();
     if (s->holder[0])
         return;
     char host[128] = "localhost";
@@ -288,7 +288,7 @@ void name_holder() {
 }
 
 bool fail(const Failure &failure) {
-    NodeFence *s = fence::shared();
+    NodeFence *s = snowflake::fence();
     pg_atomic_fetch_add_u64(&s->failures, 1);
     ++failures;
     next_due_ns = core::monotonic_ns() + timing().retry_ms(failures) * core::ns_per_ms;
@@ -296,7 +296,7 @@ bool fail(const Failure &failure) {
     // A registry that cannot be reached is the worker's state, whichever
     // round found it out.
     if (failure.lost)
-        registry::report_failure(failure);
+        report_failure(failure);
     if (std::strncmp(logged_failure, failure.message, sizeof logged_failure - 1) != 0) {
         std::snprintf(logged_failure, sizeof logged_failure, "%s", failure.message);
         ereport(LOG, (errmsg("crid: could not take or renew snowflake node leases: %s", failure.message),
@@ -316,7 +316,7 @@ bool raise(int32 node, int64 to_ms, Failure &failure) {
         int32 node;
         int64 to_ms;
     } r{node, to_ms};
-    return registry::run_catching(
+    return run_catching(
         [](void *p) { snowflake::raise_node_above(static_cast<Raise *>(p)->node, static_cast<Raise *>(p)->to_ms); }, &r,
         failure);
 }
@@ -324,7 +324,7 @@ bool raise(int32 node, int64 to_ms, Failure &failure) {
 // Clears held nodes that are not in `keep` (those the round renewed, or
 // every node), counting and logging the ones lost to another server.
 void drop_held_except(const uint32 *keep, bool lost) {
-    NodeFence *s = fence::shared();
+    NodeFence *s = snowflake::fence();
     for (int w = 0; w < max_nodes / 32; ++w) {
         uint32 held_bits = pg_atomic_read_u32(&s->held[w]);
         uint32 gone = held_bits & ~(keep ? keep[w] : 0u);
@@ -365,7 +365,7 @@ struct Round {
 // What is wanted this round; false when nothing is (nodes no longer wanted
 // after a reload are not minted for from now, and left to lapse).
 bool plan(Round &r) {
-    NodeFence *s = fence::shared();
+    NodeFence *s = snowflake::fence();
     r.lease_mode = snowflake::node_id_is_lease();
     r.t = timing();
     const core::snowflake::Layout &layout = snowflake::server_layout();
@@ -382,20 +382,20 @@ bool plan(Round &r) {
         return false;
     r.t0 = core::monotonic_ns();
     r.wall_ms = core::wall_clock_ns() / core::ns_per_ms;
-    r.bound = core::lease::bound_ms(r.t, r.wall_ms, high_water::current_mark_ms(), clock_policy().borrow_ms);
+    r.bound = core::lease::bound_ms(r.t, r.wall_ms, marks::high_water_ms(), clock_policy().borrow_ms);
     return true;
 }
 
 // Lease mode without a node: the first round trip locks a lapsed (or own)
 // row, counting the live ones.
-bool pick(Round &r, const registry::Location &where, Failure &failure) {
+bool pick(Round &r, const Location &where, Failure &failure) {
     char pick[1024], live[1024];
     std::snprintf(pick, sizeof pick, pick_sql, where.leases);
     std::snprintf(live, sizeof live, live_sql, where.leases);
-    registry::Statement st[2];
+    Statement st[2];
     r.p.use(st[0], pick, 4, picked_sink, &r.pick);
     r.p.use(st[1], live, 3, live_sink, &r.pick, r.p.token);
-    if (!registry::run(st, 2, false, failure))
+    if (!run(st, 2, false, failure))
         return false;
     std::snprintf(r.p.picked, sizeof r.p.picked, "%s", r.pick.found ? r.pick.node : "");
     return true;
@@ -403,9 +403,9 @@ bool pick(Round &r, const registry::Location &where, Failure &failure) {
 
 // The statements of the round, committed together: the lock of step 1
 // (static nodes), the take, the renewal.
-bool statements(Round &r, const registry::Location &where, Failure &failure) {
+bool statements(Round &r, const Location &where, Failure &failure) {
     char lock[2048], take_nodes[1024], take[6144], renew[2048];
-    registry::Statement st[3];
+    Statement st[3];
     int n = 0;
     take_nodes[0] = '\0';
     if (r.lease_mode && !r.hold_one) {
@@ -424,7 +424,7 @@ bool statements(Round &r, const registry::Location &where, Failure &failure) {
     }
     std::snprintf(renew, sizeof renew, renew_sql, where.leases);
     r.p.use(st[n++], renew, 6, renewed_sink, &r.renewed);
-    return registry::run(st, n, true, failure);
+    return run(st, n, true, failure);
 }
 
 // Nodes taken over start above the bound their previous holder wrote.
@@ -442,7 +442,7 @@ void raise_taken(Round &r) {
 // renewed and not in a takeover delay (`usable`). Nodes not renewed are
 // dropped first, and counted as lost.
 void publish_held(const Round &r, const uint32 *usable) {
-    NodeFence *s = fence::shared();
+    NodeFence *s = snowflake::fence();
     if (r.renewed.count > 0) {
         pg_atomic_write_u64(&s->valid_until_ns, uint64(r.t0 + r.t.window_ms() * core::ns_per_ms));
         pg_atomic_write_u64(&s->renewed_at_ns, uint64(r.t0));
@@ -457,7 +457,7 @@ void publish_held(const Round &r, const uint32 *usable) {
 
 // Counts and logs the nodes the round took.
 void log_taken(const Round &r) {
-    NodeFence *s = fence::shared();
+    NodeFence *s = snowflake::fence();
     for (int i = 0; i < r.taken.count; ++i) {
         pg_atomic_fetch_add_u64(&s->acquisitions, 1);
         int32 node = r.taken.node[i];
@@ -485,7 +485,7 @@ bool settle_leased_node(const Round &r, const uint32 *usable, Failure &failure) 
         if (usable[w])
             node = uint32(w * 32 + __builtin_ctz(usable[w]));
     }
-    pg_atomic_write_u32(&fence::shared()->leased_node, node);
+    pg_atomic_write_u32(&snowflake::fence()->leased_node, node);
     if (node != no_node || any_renewed || r.renewed.waiting_node >= 0)
         return true;
     // Every node taken, or a race lost.
@@ -502,7 +502,7 @@ bool settle_leased_node(const Round &r, const uint32 *usable, Failure &failure) 
 
 // After the commit: publish what is safely held now, and until when.
 bool apply(Round &r) {
-    NodeFence *s = fence::shared();
+    NodeFence *s = snowflake::fence();
     raise_taken(r);
     // A node renewed but still in its takeover delay is held in the registry
     // and not minted on yet.
@@ -544,27 +544,27 @@ bool round(Round &r) {
         next_due_ns = core::monotonic_ns() + r.t.renew_every_ms() * core::ns_per_ms;
         return true;
     }
-    const registry::Location *where = registry::located(failure);
+    const Location *where = located(failure);
     if (!where)
         return fail(failure);
-    r.p.fill(r.want, fence::shared(), r.bound, r.t, r.lease_mode, where->table);
+    r.p.fill(r.want, snowflake::fence(), r.bound, r.t, r.lease_mode, where->table);
     if (r.lease_mode && !r.hold_one && !pick(r, *where, failure))
         return fail(failure);
     if (!statements(r, *where, failure))
         return fail(failure);
-    registry::report_reached();
+    report_reached();
     return apply(r);
 }
 
 } // namespace
 
-bool active() { return registry::remote() || snowflake::node_id_is_lease(); }
+bool leases_active() { return registry::remote() || snowflake::node_id_is_lease(); }
 
-int64_t due_ns() { return active() ? next_due_ns : INT64_MAX; }
+int64_t leases_due_ns() { return leases_active() ? next_due_ns : INT64_MAX; }
 
-bool tick() {
-    NodeFence *s = fence::shared();
-    if (!active()) {
+bool tick_leases() {
+    NodeFence *s = snowflake::fence();
+    if (!leases_active()) {
         if (pg_atomic_read_u32(&s->fenced)) {
             pg_atomic_write_u32(&s->fenced, 0);
             drop_held_except(nullptr, false);
@@ -586,33 +586,33 @@ bool tick() {
     return ok;
 }
 
-void release() {
-    NodeFence *s = fence::shared();
-    if (!s || !active() || !s->holder[0])
+void release_leases() {
+    NodeFence *s = snowflake::fence();
+    if (!s || !leases_active() || !s->holder[0])
         return;
     // Fence first: from here no backend returns an id of a node it did not
     // claim before, and every claimed id is at most the bound read next.
     drop_held_except(nullptr, false);
     pg_atomic_write_u64(&s->valid_until_ns, 0);
     pg_memory_barrier();
-    int64_t bound = high_water::current_mark_ms();
+    int64_t bound = marks::high_water_ms();
     for (int64_t node = 0; node < max_nodes; ++node) {
         int64_t last = snowflake::node_last_unix_ms(node);
         if (last > bound)
             bound = last;
     }
     Failure failure;
-    const registry::Location *where = registry::located(failure);
+    const Location *where = located(failure);
     if (!where)
         return;
     char release[1024], bound_text[24];
     std::snprintf(release, sizeof release, release_sql, where->leases);
     std::snprintf(bound_text, sizeof bound_text, "%lld", static_cast<long long>(bound + 1));
-    registry::Statement st;
+    Statement st;
     st.set(release, {s->token, bound_text});
-    if (registry::run(&st, 1, true, failure))
+    if (run(&st, 1, true, failure))
         ereport(LOG, (errmsg("crid: released %lld snowflake node lease%s at exit", static_cast<long long>(st.rows),
                              st.rows == 1 ? "" : "s")));
 }
 
-} // namespace crid::pg::lease
+} // namespace crid::pg::worker

@@ -10,23 +10,23 @@
 
 #include "common/postgres_headers.hpp"
 
-namespace crid::pg::lease {
+namespace crid::pg::worker {
 
 // True when this server leases or registers nodes (crid.registry set, or
 // crid.node_id = 'lease').
-bool active();
+bool leases_active();
 
 // Called on every pass of the worker's loop: does what is due. False when a
 // lease round failed (its state says why; minting on the nodes stops once
 // the window since the last renewal closes).
-bool tick();
+bool tick_leases();
 
-// When tick() wants to run next (monotonic ns); INT64_MAX when inactive.
-int64_t due_ns();
+// When tick_leases() wants to run next (monotonic ns); INT64_MAX when inactive.
+int64_t leases_due_ns();
 
 // At a planned exit of the worker (shutdown, SIGTERM): stops minting on
 // every node and lets this server's lease rows lapse now, with a bound of
 // what it minted, so its next start (or the next holder) takes them at once.
-void release();
+void release_leases();
 
-} // namespace crid::pg::lease
+} // namespace crid::pg::worker

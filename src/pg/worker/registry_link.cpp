@@ -6,7 +6,12 @@
 #include "core/clock.hpp"
 #include "core/time_units.hpp"
 
-namespace crid::pg::registry {
+namespace crid::pg::worker {
+
+using registry::Found;
+using registry::local_session;
+using registry::remote;
+using registry::remote_session;
 
 namespace {
 
@@ -20,7 +25,7 @@ Session &session() { return remote() ? remote_session() : local_session(); }
 const Location *located(Failure &failure) {
     if (location_known)
         return &location;
-    switch (locate(session(), location, failure)) {
+    switch (registry::locate(session(), location, failure)) {
     case Found::ok:
         location_known = true;
         return &location;
@@ -73,4 +78,4 @@ void report_reached() {
         report(WorkerState::serving, 0, nullptr);
 }
 
-} // namespace crid::pg::registry
+} // namespace crid::pg::worker

@@ -8,7 +8,13 @@
 #include "registry/registry_location.hpp"
 #include "registry/registry_session.hpp"
 
-namespace crid::pg::registry {
+namespace crid::pg::worker {
+
+// The registry's words, which the worker speaks throughout.
+using registry::Failure;
+using registry::Location;
+using registry::Session;
+using registry::Statement;
 
 // The session the worker uses: remote when crid.registry is set.
 Session &session();
@@ -33,4 +39,4 @@ void report_failure(const Failure &failure);
 // that said it could not be reached, found or used says so no longer.
 void report_reached();
 
-} // namespace crid::pg::registry
+} // namespace crid::pg::worker

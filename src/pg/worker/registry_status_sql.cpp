@@ -31,12 +31,12 @@ Datum crid_registry_status(PG_FUNCTION_ARGS) {
     ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
     if (!pg::preloaded())
         return (Datum)0;
-    pg::registry::StateNow now = pg::registry::state_now();
-    pg::registry::WorkerStatus *s = pg::registry::status();
+    pg::worker::StateNow now = pg::worker::state_now();
+    pg::worker::WorkerStatus *s = pg::worker::status();
     bool remote = pg::registry::remote();
     // Node leases: the registry's lease_until of the last renewal, and a
     // node another server holds or the last failed lease round.
-    pg::fence::NodeFence *leases = pg::fence::shared();
+    pg::snowflake::NodeFence *leases = pg::snowflake::fence();
     int64 lease_until_ms = 0;
     char problem[sizeof leases->refused + sizeof leases->failure] = "";
     SpinLockAcquire(&leases->lock);
@@ -47,7 +47,7 @@ Datum crid_registry_status(PG_FUNCTION_ARGS) {
     Datum values[10] = {
         CStringGetTextDatum(pg::registry::registry_name()),
         BoolGetDatum(remote),
-        CStringGetTextDatum(pg::registry::state_name(now.state)),
+        CStringGetTextDatum(pg::worker::state_name(now.state)),
         CStringGetTextDatum(now.detail),
         BoolGetDatum(pg_atomic_read_u32(&s->connected) != 0),
         Int64GetDatum(int64(pg_atomic_read_u64(&s->connects))),

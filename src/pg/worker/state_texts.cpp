@@ -14,7 +14,11 @@ extern "C" {
 
 #include <cstdio>
 
-namespace crid::pg::registry {
+namespace crid::pg::worker {
+
+using registry::registry_name;
+using registry::registry_timeout_ms;
+using registry::remote;
 
 namespace {
 
@@ -138,4 +142,4 @@ void explain_timeout(char *why, size_t why_size, char *detail, size_t detail_siz
     fill(hint, hint_size, is_remote && t.hint_remote ? t.hint_remote : t.hint);
 }
 
-} // namespace crid::pg::registry
+} // namespace crid::pg::worker

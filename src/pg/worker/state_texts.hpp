@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-namespace crid::pg::registry {
+namespace crid::pg::worker {
 
 enum class WorkerState : int {
     not_started,  // no worker has run since the server started
@@ -31,4 +31,4 @@ const char *state_name(WorkerState state);
 // now), its last detail, and a hint for that cause.
 void explain_timeout(char *why, size_t why_size, char *detail, size_t detail_size, char *hint, size_t hint_size);
 
-} // namespace crid::pg::registry
+} // namespace crid::pg::worker

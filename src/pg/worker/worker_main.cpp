@@ -35,7 +35,11 @@ extern "C" {
 #include <csignal>
 #include <cstdio>
 
-namespace crid::pg::registry {
+namespace crid::pg::worker {
+
+using registry::registry_database;
+using registry::registry_name;
+using registry::remote;
 
 namespace {
 
@@ -56,7 +60,7 @@ volatile sig_atomic_t in_local_batch = false;
 
 void handle_sigterm(SIGNAL_ARGS) {
     exit_wanted = true;
-    if (in_local_batch || !crid::pg::lease::active()) {
+    if (in_local_batch || !leases_active()) {
         die(postgres_signal_arg);
         return;
     }
@@ -72,8 +76,8 @@ void handle_sigterm(SIGNAL_ARGS) {
 // once rather than after crid.node_lease_ttl; then the process exits, for the
 // postmaster to start it again unless the server is shutting down.
 [[noreturn]] void exit_releasing_leases() {
-    cap_timeout_ms(1000);
-    crid::pg::lease::release();
+    registry::cap_timeout_ms(1000);
+    release_leases();
     proc_exit(1);
 }
 
@@ -211,9 +215,9 @@ void register_worker() {
                                BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION);
 }
 
-} // namespace crid::pg::registry
+} // namespace crid::pg::worker
 
-using namespace crid::pg::registry;
+using namespace crid::pg::worker;
 
 namespace {
 
@@ -272,7 +276,7 @@ void sleep_until_due(int64_t now, const RefillPace &pace) {
     int64_t wake_ns = now + 1000 * crid::core::ns_per_ms;
     if (pace.retry_at_ns > now && pace.retry_at_ns < wake_ns)
         wake_ns = pace.retry_at_ns;
-    wake_ns = std::min(wake_ns, std::max(now, crid::pg::lease::due_ns()));
+    wake_ns = std::min(wake_ns, std::max(now, leases_due_ns()));
     int64_t left_ms = (wake_ns - crid::core::monotonic_ns() + crid::core::ns_per_ms - 1) / crid::core::ns_per_ms;
     if (exit_wanted)
         exit_releasing_leases();
@@ -297,9 +301,9 @@ void crid_worker_main(Datum) {
     SpinLockRelease(&s->lock);
     crid::pg::crid_ids::shared()->filler_latch = MyLatch;
     before_shmem_exit(on_worker_exit, 0);
-    set_session_hooks({local_batch, exit_requested, remote_connection});
+    crid::pg::registry::set_session_hooks({local_batch, exit_requested, remote_connection});
     connect_worker(database_missing);
-    pin_local_settings();
+    crid::pg::registry::pin_local_settings();
 
     RefillPace pace;
     for (;;) {
@@ -314,7 +318,7 @@ void crid_worker_main(Datum) {
         pace.refill_if_due(now);
         // Snowflake node leases: renewals are due on their own clock,
         // whatever the blocks do.
-        (void)crid::pg::lease::tick();
+        (void)tick_leases();
         sleep_until_due(now, pace);
     }
 }

@@ -8,13 +8,13 @@
 
 #include "common/postgres_headers.hpp"
 
-namespace crid::pg::registry {
+namespace crid::pg::worker {
 
 // Registers the worker (the postmaster restarts it a second after it exits;
 // a worker whose predecessors failed waits longer itself); from _PG_init.
 void register_worker();
 
-} // namespace crid::pg::registry
+} // namespace crid::pg::worker
 
 extern "C" {
 // The worker's entry point, found by name in crid.so.

@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-namespace crid::pg::registry {
+namespace crid::pg::worker {
 
 namespace {
 
@@ -57,7 +57,7 @@ void report(WorkerState state, int sqlstate, const char *detail) {
     set_state(state, detail);
     if (state == WorkerState::serving) {
         if (logged_state != WorkerState::serving)
-            ereport(LOG, (errmsg("crid: reserving blocks again in %s", registry_name())));
+            ereport(LOG, (errmsg("crid: reserving blocks again in %s", registry::registry_name())));
         logged_state = state;
         logged_sqlstate = 0;
         return;
@@ -75,4 +75,4 @@ void report(WorkerState state, int sqlstate, const char *detail) {
                             "when the cause changes.")));
 }
 
-} // namespace crid::pg::registry
+} // namespace crid::pg::worker

@@ -12,7 +12,7 @@ extern "C" {
 #include "storage/spin.h"
 }
 
-namespace crid::pg::registry {
+namespace crid::pg::worker {
 
 struct WorkerStatus {
     slock_t lock; // guards the fields up to database_missing
@@ -58,4 +58,4 @@ StateNow state_now();
 void report(WorkerState state, int sqlstate, const char *detail);
 void set_state(WorkerState state, const char *detail);
 
-} // namespace crid::pg::registry
+} // namespace crid::pg::worker
