@@ -6,13 +6,25 @@
 
 #include "common/postgres_headers.hpp"
 
-#include "worker/state_texts.hpp"
-
 extern "C" {
 #include "storage/spin.h"
 }
 
 namespace crid::pg::worker {
+
+// What the worker is doing; state_texts.hpp says what each state means.
+enum class WorkerState : int {
+    not_started,  // no worker has run since the server started
+    connecting,   // connecting to the registry (or pausing before it after failures)
+    no_database,  // crid.registry_database does not exist; the worker waits for it
+    no_extension, // connected, but CREATE EXTENSION crid was not run there
+    bad_table,    // crid.registry_table names no table of the registry's shape there
+    unreachable,  // a remote registry (crid.registry) cannot be reached or stopped answering
+    outdated,     // the registry lacks crid 0.3.0's continuity check
+    held_back,    // the registry changed (went backwards): reservations wait for its floor to pass
+    failing,      // a reservation failed; the detail says why
+    serving,      // reserving blocks normally
+};
 
 struct WorkerStatus {
     slock_t lock; // guards the fields up to database_missing
