@@ -36,9 +36,12 @@ using snowflake::NodeFence;
 
 namespace {
 
-int64_t next_due_ns = 0;
-int64_t failures = 0;
-char logged_failure[sizeof Failure::message] = ""; // the last failure logged, so a repeated one is said once
+// What the lease rounds keep from one round to the next, in the worker.
+struct LeaseState {
+    int64_t next_due_ns = 0;                           // the next round is due then (monotonic)
+    int64_t failures = 0;                              // rounds failed in a row, for the pause before the next
+    char logged_failure[sizeof Failure::message] = ""; // the last failure logged, so a repeated one is said once
+} leases;
 
 core::lease::Timing timing() { return core::lease::Timing{registry::lease_ttl_ms()}; }
 
@@ -290,15 +293,15 @@ void name_holder() {
 bool fail(const Failure &failure) {
     NodeFence *s = snowflake::fence();
     pg_atomic_fetch_add_u64(&s->failures, 1);
-    ++failures;
-    next_due_ns = core::monotonic_ns() + timing().retry_ms(failures) * core::ns_per_ms;
+    ++leases.failures;
+    leases.next_due_ns = core::monotonic_ns() + timing().retry_ms(leases.failures) * core::ns_per_ms;
     set_text(s->failure, sizeof s->failure, failure.message);
     // A registry that cannot be reached is the worker's state, whichever
     // round found it out.
     if (failure.lost)
-        report_failure(failure);
-    if (std::strncmp(logged_failure, failure.message, sizeof logged_failure - 1) != 0) {
-        std::snprintf(logged_failure, sizeof logged_failure, "%s", failure.message);
+        report_stop(Stop{WorkerState::failing, failure});
+    if (std::strncmp(leases.logged_failure, failure.message, sizeof leases.logged_failure - 1) != 0) {
+        std::snprintf(leases.logged_failure, sizeof leases.logged_failure, "%s", failure.message);
         ereport(LOG, (errmsg("crid: could not take or renew snowflake node leases: %s", failure.message),
                       errdetail("Minting on leased nodes stops once %lld ms have passed since the last renewal; "
                                 "the worker retries.",
@@ -529,11 +532,11 @@ bool apply(Round &r) {
     if (!r.lease_mode && (r.locked.live_others > 0 || r.all_held))
         std::snprintf(s->refused, sizeof s->refused, "%s", r.locked.refused);
     SpinLockRelease(&s->lock);
-    failures = 0;
-    logged_failure[0] = '\0';
+    leases.failures = 0;
+    leases.logged_failure[0] = '\0';
     // A static node another server holds is tried again at each renewal; a
     // node in its takeover delay is looked at again when the delay ends.
-    next_due_ns = std::min(r.t0 + r.t.renew_every_ms() * core::ns_per_ms, soonest_ns);
+    leases.next_due_ns = std::min(r.t0 + r.t.renew_every_ms() * core::ns_per_ms, soonest_ns);
     return true;
 }
 
@@ -541,12 +544,15 @@ bool apply(Round &r) {
 bool round(Round &r) {
     Failure failure;
     if (!plan(r)) {
-        next_due_ns = core::monotonic_ns() + r.t.renew_every_ms() * core::ns_per_ms;
+        leases.next_due_ns = core::monotonic_ns() + r.t.renew_every_ms() * core::ns_per_ms;
         return true;
     }
-    const Location *where = located(failure);
-    if (!where)
-        return fail(failure);
+    Stop stop;
+    const Location *where = located(stop);
+    if (!where) {
+        report_stop(stop);
+        return fail(stop.why);
+    }
     r.p.fill(r.want, snowflake::fence(), r.bound, r.t, r.lease_mode, where->table);
     if (r.lease_mode && !r.hold_one && !pick(r, *where, failure))
         return fail(failure);
@@ -560,7 +566,7 @@ bool round(Round &r) {
 
 bool leases_active() { return registry::remote() || snowflake::node_id_is_lease(); }
 
-int64_t leases_due_ns() { return leases_active() ? next_due_ns : INT64_MAX; }
+int64_t leases_due_ns() { return leases_active() ? leases.next_due_ns : INT64_MAX; }
 
 bool tick_leases() {
     NodeFence *s = snowflake::fence();
@@ -575,7 +581,7 @@ bool tick_leases() {
     SpinLockAcquire(&s->lock);
     s->ttl_ms = timing().ttl_ms; // for backends' messages, which must not read settings of the worker's
     SpinLockRelease(&s->lock);
-    if (core::monotonic_ns() < next_due_ns)
+    if (core::monotonic_ns() < leases.next_due_ns)
         return true;
     name_holder();
     // The round's bookkeeping holds bitmaps of every node: too big for the
@@ -601,10 +607,13 @@ void release_leases() {
         if (last > bound)
             bound = last;
     }
-    Failure failure;
-    const Location *where = located(failure);
-    if (!where)
+    Stop stop;
+    const Location *where = located(stop);
+    if (!where) {
+        report_stop(stop);
         return;
+    }
+    Failure failure;
     char release[1024], bound_text[24];
     std::snprintf(release, sizeof release, release_sql, where->leases);
     std::snprintf(bound_text, sizeof bound_text, "%lld", static_cast<long long>(bound + 1));

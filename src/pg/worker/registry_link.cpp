@@ -22,27 +22,28 @@ bool location_known = false;
 
 Session &session() { return remote() ? remote_session() : local_session(); }
 
-const Location *located(Failure &failure) {
+const Location *located(Stop &stop) {
     if (location_known)
         return &location;
-    switch (registry::locate(session(), location, failure)) {
+    switch (registry::locate(session(), location, stop.why)) {
     case Found::ok:
         location_known = true;
         return &location;
     case Found::no_extension:
-        report(WorkerState::no_extension, 0, failure.message);
+        stop = Stop{WorkerState::no_extension, stop.why, false};
+        stop.why.sqlstate = 0;
         return nullptr;
     case Found::bad_table:
-        report(WorkerState::bad_table, failure.sqlstate, failure.message);
+        stop = Stop{WorkerState::bad_table, stop.why, false};
         return nullptr;
     case Found::outdated:
-        report(WorkerState::outdated, failure.sqlstate, failure.message);
+        stop = Stop{WorkerState::outdated, stop.why, false};
         return nullptr;
     case Found::failed:
         break;
     }
     forget_location();
-    report_failure(failure);
+    stop = Stop{WorkerState::failing, stop.why, true};
     return nullptr;
 }
 
@@ -63,12 +64,11 @@ bool run(Statement *statements, int count, bool commit, Failure &failure) {
     return ok;
 }
 
-void report_failure(const Failure &failure) {
-    pg_atomic_fetch_add_u64(&status()->failures, 1);
-    // A remote registry that cannot be reached is a state of its own: the
-    // timeout error of crid_next() gives it its own hint.
-    bool unreachable = failure.lost && session().remote();
-    report(unreachable ? WorkerState::unreachable : WorkerState::failing, failure.sqlstate, failure.message);
+void report_stop(const Stop &stop) {
+    if (stop.counted)
+        pg_atomic_fetch_add_u64(&status()->failures, 1);
+    bool unreachable = stop.state == WorkerState::failing && stop.why.lost && session().remote();
+    report(unreachable ? WorkerState::unreachable : stop.state, stop.why.sqlstate, stop.why.message);
 }
 
 void report_reached() {
