@@ -1,6 +1,7 @@
 #include "crid_ids/block_shared.hpp"
 
 #include "common/shared_struct.hpp"
+#include "marks/registry_mark.hpp"
 
 namespace crid::pg::crid_ids {
 
@@ -34,5 +35,18 @@ void wake_filler() {
 
 void set_timeout_explainer(TimeoutExplainer e) { explainer = e; }
 TimeoutExplainer timeout_explainer() { return explainer; }
+
+void add_stats(StatsRows &rows) {
+    uint64 reserved = pg_atomic_read_u64(&state->ids_reserved);
+    uint64 unserved = state->server.remaining();
+    rows.add("crid", -1, "ids_served", reserved > unserved ? reserved - unserved : 0);
+    rows.add("crid", -1, "blocks_reserved", pg_atomic_read_u64(&state->blocks_reserved));
+    rows.add("crid", -1, "ids_reserved", reserved);
+    rows.add("crid", -1, "ids_unserved", unserved);
+    rows.add("crid", -1, "reserve_target", pg_atomic_read_u64(&state->wake_below));
+    rows.add("crid", -1, "sync_waits", pg_atomic_read_u64(&state->sync_waits));
+    rows.add("crid", -1, "wait_timeouts", pg_atomic_read_u64(&state->wait_timeouts));
+    rows.add("crid", -1, "registry_mark_damaged", marks::registry_mark_refusal() == Refusal::mark_damaged);
+}
 
 } // namespace crid::pg::crid_ids

@@ -7,6 +7,7 @@
 
 #include "common/postgres_headers.hpp"
 #include "common/shared_word.hpp"
+#include "common/stats_rows.hpp"
 
 #include "core/crid_blocks.hpp"
 
@@ -52,5 +53,13 @@ using TimeoutExplainer = void (*)(char *why, size_t why_size, char *detail, size
                                   size_t hint_size);
 void set_timeout_explainer(TimeoutExplainer explainer);
 TimeoutExplainer timeout_explainer();
+
+// crid_stats() rows of family crid: ids_served (ids of published blocks
+// handed out; exact but for tickets a backend stalled past a whole ring of
+// blocks gave up), blocks_reserved, ids_reserved, ids_unserved,
+// reserve_target (the filler's target), sync_waits (crid_next calls that
+// found no id and waited), wait_timeouts, and registry_mark_damaged (1 while
+// a damaged registry mark stops crid minting).
+void add_stats(StatsRows &rows);
 
 } // namespace crid::pg::crid_ids

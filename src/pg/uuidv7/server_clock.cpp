@@ -1,6 +1,7 @@
 #include "uuidv7/server_clock.hpp"
 
 #include "common/shared_struct.hpp"
+#include "marks/high_water.hpp"
 
 #include "core/clock.hpp"
 
@@ -38,6 +39,10 @@ void raise_clock(int64_t unix_ms, bool exactly) {
         return;
     }
     core::advance(words->catchup, [&](uint64_t old) { return core::uuidv7::catchup_above(old, mono, tick); });
+}
+
+void add_stats(StatsRows &rows) {
+    rows.add("uuidv7", -1, "high_water_damaged", marks::uuidv7_refusal() == Refusal::mark_damaged);
 }
 
 } // namespace crid::pg::uuidv7

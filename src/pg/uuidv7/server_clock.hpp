@@ -9,6 +9,7 @@
 
 #include "common/postgres_headers.hpp"
 #include "common/shared_word.hpp"
+#include "common/stats_rows.hpp"
 
 #include "core/uuidv7_clock.hpp"
 
@@ -27,5 +28,9 @@ ClockWords *clock_words() noexcept;
 // Ticks from now on above Unix millisecond `unix_ms`; `exactly` also puts
 // the clock back to real time when it ran ahead (a forced reset of the mark).
 void raise_clock(int64_t unix_ms, bool exactly);
+
+// crid_stats() rows of family uuidv7: high_water_damaged, 1 while a damaged
+// high-water mark stops server-ordered UUIDv7 minting.
+void add_stats(StatsRows &rows);
 
 } // namespace crid::pg::uuidv7

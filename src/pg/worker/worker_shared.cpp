@@ -75,4 +75,16 @@ void report(WorkerState state, int sqlstate, const char *detail) {
                             "when the cause changes.")));
 }
 
+void add_stats(StatsRows &rows) {
+    rows.add("crid", -1, "registry_commits", pg_atomic_read_u64(&shared->commits));
+    rows.add("crid", -1, "registry_failures", pg_atomic_read_u64(&shared->failures));
+    rows.add("crid", -1, "registry_us_total", pg_atomic_read_u64(&shared->us_total));
+    rows.add("crid", -1, "registry_us_max", pg_atomic_read_u64(&shared->us_max));
+    rows.add("crid", -1, "registry_regressions", pg_atomic_read_u64(&shared->regressions));
+    rows.add("crid", -1, "registry_round_trips", pg_atomic_read_u64(&shared->round_trips));
+    rows.add("crid", -1, "registry_last_us", pg_atomic_read_u64(&shared->last_us));
+    rows.add("crid", -1, "registry_connected", pg_atomic_read_u32(&shared->connected));
+    rows.add("crid", -1, "registry_connects", pg_atomic_read_u64(&shared->connects));
+}
+
 } // namespace crid::pg::worker

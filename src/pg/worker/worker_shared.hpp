@@ -5,6 +5,7 @@
 #pragma once
 
 #include "common/postgres_headers.hpp"
+#include "common/stats_rows.hpp"
 
 extern "C" {
 #include "storage/spin.h"
@@ -69,5 +70,14 @@ StateNow state_now();
 // may be null. set_state() records without logging.
 void report(WorkerState state, int sqlstate, const char *detail);
 void set_state(WorkerState state, const char *detail);
+
+// crid_stats() rows of the worker, in family crid: registry_commits,
+// registry_failures, registry_us_total / registry_us_max (time of a
+// reservation transaction), registry_regressions (times the registry was
+// seen to go backwards), registry_round_trips and registry_last_us (every
+// registry transaction: blocks, checks, leases), registry_connected /
+// registry_connects (a remote registry: 1 while connected, connections
+// made; crid_registry_status() has its state and last error).
+void add_stats(StatsRows &rows);
 
 } // namespace crid::pg::worker
