@@ -94,7 +94,7 @@ void remote_connection(bool open) {
 
 // Runs at every exit of the worker process, FATAL ones included.
 void on_worker_exit(int code, Datum) {
-    crid::pg::crid_ids::shared()->filler_latch = nullptr;
+    crid_ids::shared()->filler_latch = nullptr;
     WorkerStatus *s = status();
     SpinLockAcquire(&s->lock);
     s->worker_pid = 0;
@@ -121,14 +121,14 @@ void note_missing_database(ErrorData *error) {
 // (waiting backends do); a reload ends it early when `reload_wakes`, since it
 // may have fixed the cause of a failure.
 void pause_ms(int64_t ms, bool reload_wakes) {
-    const int64_t deadline = crid::core::monotonic_ns() + ms * crid::core::ns_per_ms;
+    const int64_t deadline = core::monotonic_ns() + ms * core::ns_per_ms;
     for (;;) {
-        int64_t left_ns = deadline - crid::core::monotonic_ns();
+        int64_t left_ns = deadline - core::monotonic_ns();
         if (left_ns <= 0)
             return;
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-                        long((left_ns + crid::core::ns_per_ms - 1) / crid::core::ns_per_ms),
-                        crid::pg::compat::wait_event_info(crid::pg::compat::Wait::reserver_pause));
+                        long((left_ns + core::ns_per_ms - 1) / core::ns_per_ms),
+                        compat::wait_event_info(compat::Wait::reserver_pause));
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
         if (exit_wanted || (reload_wakes && ConfigReloadPending))
@@ -208,19 +208,6 @@ bool database_exists(const char *name) {
     }
 }
 
-} // namespace
-
-void register_worker() {
-    register_background_worker("crid_worker_main", "crid block reserver",
-                               BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION);
-}
-
-} // namespace crid::pg::worker
-
-using namespace crid::pg::worker;
-
-namespace {
-
 // Connects the worker: to no database for a remote registry, else to
 // crid.registry_database (after waiting for it when the last worker found
 // none). Either way after the pause that earlier failed workers call for.
@@ -262,34 +249,33 @@ struct RefillPace {
         int64_t hold_ms = 0;
         bool ok = refill(hold_ms);
         if (hold_ms > 0) {
-            retry_at_ns = now + hold_ms * crid::core::ns_per_ms;
+            retry_at_ns = now + hold_ms * core::ns_per_ms;
             return;
         }
         failures = ok ? 0 : failures + 1;
-        retry_at_ns = ok ? 0 : now + retry_backoff.delay_ms(failures) * crid::core::ns_per_ms;
+        retry_at_ns = ok ? 0 : now + retry_backoff.delay_ms(failures) * core::ns_per_ms;
     }
 };
 
 // Sleeps until something is due: a backend's wake-up (its ids run low), the
 // end of a pause, a lease round, or a second at most (a missed wake-up).
 void sleep_until_due(int64_t now, const RefillPace &pace) {
-    int64_t wake_ns = now + 1000 * crid::core::ns_per_ms;
+    int64_t wake_ns = now + 1000 * core::ns_per_ms;
     if (pace.retry_at_ns > now && pace.retry_at_ns < wake_ns)
         wake_ns = pace.retry_at_ns;
     wake_ns = std::min(wake_ns, std::max(now, leases_due_ns()));
-    int64_t left_ms = (wake_ns - crid::core::monotonic_ns() + crid::core::ns_per_ms - 1) / crid::core::ns_per_ms;
+    int64_t left_ms = (wake_ns - core::monotonic_ns() + core::ns_per_ms - 1) / core::ns_per_ms;
     if (exit_wanted)
         exit_releasing_leases();
     (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, long(left_ms < 1 ? 1 : left_ms),
-                    crid::pg::compat::wait_event_info(crid::pg::compat::Wait::reserver_idle));
+                    compat::wait_event_info(compat::Wait::reserver_idle));
     ResetLatch(MyLatch);
     CHECK_FOR_INTERRUPTS();
 }
 
-} // namespace
-
+// The worker: its signals and hooks, its connection, then the loop.
 // Only PostgreSQL calls and functions that guard their own C++ run here.
-void crid_worker_main(Datum) {
+[[noreturn]] void serve() {
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
     pqsignal(SIGTERM, handle_sigterm);
     BackgroundWorkerUnblockSignals();
@@ -299,11 +285,11 @@ void crid_worker_main(Datum) {
     s->worker_pid = MyProcPid;
     bool database_missing = s->database_missing;
     SpinLockRelease(&s->lock);
-    crid::pg::crid_ids::shared()->filler_latch = MyLatch;
+    crid_ids::shared()->filler_latch = MyLatch;
     before_shmem_exit(on_worker_exit, 0);
-    crid::pg::registry::set_session_hooks({local_batch, exit_requested, remote_connection});
+    registry::set_session_hooks({local_batch, exit_requested, remote_connection});
     connect_worker(database_missing);
-    crid::pg::registry::pin_local_settings();
+    registry::pin_local_settings();
 
     RefillPace pace;
     for (;;) {
@@ -314,7 +300,7 @@ void crid_worker_main(Datum) {
             ProcessConfigFile(PGC_SIGHUP);
             pace = RefillPace{}; // the reload may have fixed the cause
         }
-        int64_t now = crid::core::monotonic_ns();
+        int64_t now = core::monotonic_ns();
         pace.refill_if_due(now);
         // Snowflake node leases: renewals are due on their own clock,
         // whatever the blocks do.
@@ -322,3 +308,14 @@ void crid_worker_main(Datum) {
         sleep_until_due(now, pace);
     }
 }
+
+} // namespace
+
+void register_worker() {
+    register_background_worker("crid_worker_main", "crid block reserver",
+                               BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION);
+}
+
+} // namespace crid::pg::worker
+
+void crid_worker_main(Datum) { crid::pg::worker::serve(); }
