@@ -3,6 +3,9 @@
 #include "common/shared_struct.hpp"
 #include "marks/registry_mark.hpp"
 
+#include "core/clock.hpp"
+#include "core/time_units.hpp"
+
 namespace crid::pg::crid_ids {
 
 namespace {
@@ -20,8 +23,8 @@ void startup_blocks() {
     state->server.reset();
     ConditionVariableInit(&state->block_published);
     state->filler_latch = nullptr;
-    for (pg_atomic_uint64 *c :
-         {&state->wake_below, &state->sync_waits, &state->wait_timeouts, &state->blocks_reserved, &state->ids_reserved})
+    for (pg_atomic_uint64 *c : {&state->wake_below, &state->sync_waits, &state->waited_ns, &state->wait_timeouts,
+                                &state->blocks_reserved, &state->ids_reserved})
         pg_atomic_init_u64(c, 0);
 }
 
@@ -31,6 +34,20 @@ void wake_filler() {
     Latch *latch = state ? state->filler_latch : nullptr;
     if (latch)
         SetLatch(latch);
+}
+
+void wake_filler_for_waiter() {
+    if (!state)
+        return;
+    pg_atomic_write_u64(&state->waited_ns, uint64(core::monotonic_ns()));
+    wake_filler();
+}
+
+bool waiter_seen(int64_t now_ns) {
+    // A waiting crid_next() turns at least every 100 ms (crid_next.cpp).
+    constexpr int64_t window_ns = 500 * core::ns_per_ms;
+    uint64 waited = state ? pg_atomic_read_u64(&state->waited_ns) : 0;
+    return waited != 0 && now_ns - int64_t(waited) < window_ns;
 }
 
 void set_timeout_explainer(TimeoutExplainer e) { explainer = e; }

@@ -30,6 +30,7 @@ struct BlockShared {
     pg_atomic_uint64 wake_below;       // ... that is, below this many (the filler's target)
     pg_atomic_uint64 sync_waits;       // crid_next() calls that found no id and waited
     pg_atomic_uint64 wait_timeouts;    // ... and gave up after crid.allocation_timeout
+    pg_atomic_uint64 waited_ns;        // the last moment a crid_next() waited (monotonic; 0: never)
     pg_atomic_uint64 blocks_reserved;  // blocks published
     pg_atomic_uint64 ids_reserved;     // ... and their ids
 };
@@ -45,6 +46,16 @@ BlockShared *shared() noexcept;
 // Wakes the filler (a no-op while its latch is already set, so at most one
 // wake-up per filler cycle).
 void wake_filler();
+
+// A crid_next() found no id and waits for a block: wakes the filler and
+// tells it someone waits now, so that no pause of the filler's after a
+// failure keeps the caller waiting (the filler still paces its attempts).
+// Called again at every turn of the wait.
+void wake_filler_for_waiter();
+
+// True while a crid_next() waits for a block: one waited within the last
+// half second.
+bool waiter_seen(int64_t now_ns);
 
 // Why no block came within crid.allocation_timeout, as the filler knows:
 // the reason after "no block within ...: ", its last detail ("" for none),

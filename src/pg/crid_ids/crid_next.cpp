@@ -47,7 +47,7 @@ int64_t take_after_waiting(BlockShared *s, Take &&take) {
             ConditionVariableCancelSleep();
             return r.id;
         }
-        wake_filler();
+        wake_filler_for_waiter();
         int64_t left_us = deadline_us - core::monotonic_ns() / core::ns_per_us;
         if (left_us <= 0) {
             ConditionVariableCancelSleep();

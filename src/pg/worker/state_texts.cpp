@@ -48,8 +48,9 @@ constexpr StateText state_texts[] = {
      "It connects to %1$s (crid.registry); crid_next() works again as soon as it reserves a block."},
     {WorkerState::no_database, "no_database",
      "the registry database does not exist", nullptr,
-     "Create %1$s and run CREATE EXTENSION crid in it, or set crid.registry_database to the database that has the "
-     "registry and restart the server.", nullptr},
+     "Create %1$s and run CREATE EXTENSION crid in it: the worker finds them while crid_next() waits, within "
+     "crid.allocation_timeout. (Pointing crid.registry_database at another database takes a server restart.)",
+     nullptr},
     {WorkerState::no_extension, "no_extension",
      "the registry database does not have the crid extension",
      "the registry does not have the crid extension",

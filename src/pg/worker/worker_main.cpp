@@ -51,6 +51,18 @@ constexpr core::Backoff restart_backoff(1000, 60000);
 constexpr core::Backoff retry_backoff(200, 10000);
 constexpr core::Backoff database_backoff(1000, 60000);
 
+// While a crid_next() waits for a block, the worker looks again (for the
+// registry database, or with a refill) this often, however long its backoff
+// has grown, so its pause never keeps a waiting caller waiting; and no more
+// often, so a broken registry is still no busy loop.
+constexpr int64_t waiter_pace_ns = 200 * core::ns_per_ms;
+
+// A crid_next() waits for a block, and the worker last looked at least
+// waiter_pace_ns before `now`.
+bool waiter_due(int64_t now, int64_t looked_ns) {
+    return crid_ids::waiter_seen(now) && now - looked_ns >= waiter_pace_ns;
+}
+
 // Set by our SIGTERM handler: an exit the administrator or a shutdown asked
 // for is no failure. Set before a planned exit too.
 volatile sig_atomic_t exit_wanted = false;
@@ -117,21 +129,32 @@ void note_missing_database(ErrorData *error) {
         previous_emit_log_hook(error);
 }
 
-// Sleeps `ms` on the monotonic clock, whatever sets the latch meanwhile
-// (waiting backends do); a reload ends it early when `reload_wakes`, since it
-// may have fixed the cause of a failure.
-void pause_ms(int64_t ms, bool reload_wakes) {
+// What may end a pause early: a reload, which may have fixed the cause of a
+// failure, and a crid_next() that waits for a block, once waiter_pace_ns
+// have passed since the worker last looked (`looked_ns`).
+struct PauseEnds {
+    bool reload = false;
+    bool waiter = false;
+    int64_t looked_ns = 0;
+};
+
+// Sleeps `ms` on the monotonic clock, whatever else sets the latch
+// meanwhile (backends whose ids run low do), unless `ends` ends it.
+void pause_ms(int64_t ms, PauseEnds ends) {
     const int64_t deadline = core::monotonic_ns() + ms * core::ns_per_ms;
     for (;;) {
-        int64_t left_ns = deadline - core::monotonic_ns();
-        if (left_ns <= 0)
+        int64_t now = core::monotonic_ns();
+        if (now >= deadline || (ends.waiter && waiter_due(now, ends.looked_ns)))
             return;
+        int64_t wake = deadline;
+        if (ends.waiter && crid_ids::waiter_seen(now))
+            wake = std::min(wake, ends.looked_ns + waiter_pace_ns);
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-                        long((left_ns + core::ns_per_ms - 1) / core::ns_per_ms),
+                        long((wake - now + core::ns_per_ms - 1) / core::ns_per_ms),
                         compat::wait_event_info(compat::Wait::reserver_pause));
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
-        if (exit_wanted || (reload_wakes && ConfigReloadPending))
+        if (exit_wanted || (ends.reload && ConfigReloadPending))
             return;
     }
 }
@@ -151,7 +174,7 @@ void pause_after_failed_workers() {
                   "the worker failed %d time%s in a row; it starts again in %lld ms (see the server log)", failures,
                   failures == 1 ? "" : "s", static_cast<long long>(delay));
     set_state(WorkerState::connecting, detail);
-    pause_ms(delay, false);
+    pause_ms(delay, PauseEnds{});
 }
 
 // True when database `name` exists. A worker connected to no database can
@@ -174,19 +197,23 @@ bool database_exists(const char *name) {
 
 // The registry database did not exist at the last attempt. Rather than
 // failing to connect (and logging a FATAL) again and again, the worker
-// connects to no database, checks the catalog with a growing pause, and says
-// so once; when the database appears it exits so that the postmaster starts
-// it again, connected there. Never returns.
+// connects to no database, checks the catalog with a growing pause (or
+// sooner while a crid_next() waits), and says so once; when the database
+// appears it exits so that the postmaster starts it again, connected there.
+// Never returns.
 [[noreturn]] void wait_for_registry_database() {
     BackgroundWorkerInitializeConnection(nullptr, nullptr, 0);
     char detail[256];
     std::snprintf(detail, sizeof detail, "database \"%s\" (crid.registry_database) does not exist",
                   registry_database());
     set_state(WorkerState::no_database, detail);
-    ereport(LOG, (errmsg("crid: %s; crid_next() fails until it is created", detail),
-                  errdetail("The crid block reserver checks for it again with a pause growing up to %lld s.",
-                            static_cast<long long>(database_backoff.cap_ms() / 1000))));
+    ereport(LOG, (errmsg("crid: %s; crid_next() waits for it within crid.allocation_timeout", detail),
+                  errdetail("The crid block reserver checks for it again with a pause growing up to %lld s, and "
+                            "every %lld ms while a crid_next() waits.",
+                            static_cast<long long>(database_backoff.cap_ms() / 1000),
+                            static_cast<long long>(waiter_pace_ns / core::ns_per_ms))));
     for (int64_t attempt = 1;; ++attempt) {
+        int64_t looked_ns = core::monotonic_ns();
         if (database_exists(registry_database())) {
             WorkerStatus *s = status();
             SpinLockAcquire(&s->lock);
@@ -198,7 +225,7 @@ bool database_exists(const char *name) {
             exit_wanted = true;
             proc_exit(1); // restarted by the postmaster in a second (code 0 would unregister it)
         }
-        pause_ms(database_backoff.delay_ms(attempt), false);
+        pause_ms(database_backoff.delay_ms(attempt), PauseEnds{false, true, looked_ns});
         if (exit_wanted)
             proc_exit(1);
         if (ConfigReloadPending) {
@@ -236,19 +263,35 @@ void connect_worker(bool database_missing) {
 }
 
 // When the next refill may run: after a failure the worker pauses, growing
-// up to 10 s, whatever waiting backends do, so they cannot turn a broken
-// registry into a busy loop (a reload ends the pause); a registry that
-// holds reservations back names its own pause.
+// up to 10 s (a reload ends the pause), but while a crid_next() waits for a
+// block it tries again every waiter_pace_ns, so the pause never keeps the
+// caller waiting and a broken registry is still no busy loop. A registry
+// that holds reservations back names its own pause, which no caller
+// shortens.
 struct RefillPace {
     int64_t failures = 0;
-    int64_t retry_at_ns = 0; // no new attempt before then
+    int64_t retry_at_ns = 0; // no new attempt before then, unless a crid_next() waits
+    int64_t tried_ns = 0;    // when the last attempt began
+    bool held = false;       // retry_at_ns is the registry's own pause
+
+    bool due(int64_t now) const { return now >= retry_at_ns || (!held && waiter_due(now, tried_ns)); }
+
+    // When to look again after `now`: the end of the pause, or sooner for a
+    // caller that waits.
+    int64_t next_ns(int64_t now) const {
+        if (!held && crid_ids::waiter_seen(now))
+            return std::min(retry_at_ns, tried_ns + waiter_pace_ns);
+        return retry_at_ns;
+    }
 
     void refill_if_due(int64_t now) {
-        if (now < retry_at_ns)
+        if (!due(now))
             return;
+        tried_ns = now;
         int64_t hold_ms = 0;
         bool ok = refill(hold_ms);
-        if (hold_ms > 0) {
+        held = hold_ms > 0;
+        if (held) {
             retry_at_ns = now + hold_ms * core::ns_per_ms;
             return;
         }
@@ -257,12 +300,14 @@ struct RefillPace {
     }
 };
 
-// Sleeps until something is due: a backend's wake-up (its ids run low), the
-// end of a pause, a lease round, or a second at most (a missed wake-up).
+// Sleeps until something is due: a backend's wake-up (its ids run low, or
+// it waits), the end of a pause, a lease round, or a second at most (a
+// missed wake-up).
 void sleep_until_due(int64_t now, const RefillPace &pace) {
     int64_t wake_ns = now + 1000 * core::ns_per_ms;
-    if (pace.retry_at_ns > now && pace.retry_at_ns < wake_ns)
-        wake_ns = pace.retry_at_ns;
+    int64_t refill_ns = pace.next_ns(now);
+    if (refill_ns > now && refill_ns < wake_ns)
+        wake_ns = refill_ns;
     wake_ns = std::min(wake_ns, std::max(now, leases_due_ns()));
     int64_t left_ms = (wake_ns - core::monotonic_ns() + core::ns_per_ms - 1) / core::ns_per_ms;
     if (exit_wanted)
