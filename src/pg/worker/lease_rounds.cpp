@@ -1,6 +1,5 @@
 #include "worker/lease_rounds.hpp"
 
-#include "crid_ids/block_shared.hpp"
 #include "registry/registry_settings.hpp"
 #include "marks/high_water.hpp"
 #include "snowflake/node_fence.hpp"
