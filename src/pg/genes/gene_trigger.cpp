@@ -95,20 +95,15 @@ int64_t snowflake_id(Datum key, Oid key_type, bool have_bits, int32 bits) {
     return crid::pg::snowflake::mint(node, gene);
 }
 
-} // namespace
-
-extern "C" {
-
-PG_FUNCTION_INFO_V1(crid_fill_id_with_gene);
-
-Datum crid_fill_id_with_gene(PG_FUNCTION_ARGS) {
+// The trigger data, once it is a BEFORE INSERT OR UPDATE ... FOR EACH ROW
+// call with 3 or 4 arguments; an ERROR naming the way to create it else.
+TriggerData *trigger_call(FunctionCallInfo fcinfo) {
     if (!CALLED_AS_TRIGGER(fcinfo))
         ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
                         errmsg("%s: not called as a trigger", function), errhint("%s", usage)));
     TriggerData *td = reinterpret_cast<TriggerData *>(fcinfo->context);
-    const bool inserting = TRIGGER_FIRED_BY_INSERT(td->tg_event);
     if (!TRIGGER_FIRED_BEFORE(td->tg_event) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
-        !(inserting || TRIGGER_FIRED_BY_UPDATE(td->tg_event)))
+        !(TRIGGER_FIRED_BY_INSERT(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event)))
         ereport(ERROR,
                 (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
                  errmsg("%s: must be fired BEFORE INSERT OR UPDATE ... FOR EACH ROW", function), errhint("%s", usage)));
@@ -116,6 +111,36 @@ Datum crid_fill_id_with_gene(PG_FUNCTION_ARGS) {
     if (tg->tgnargs < 3 || tg->tgnargs > 4)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("%s: takes 3 or 4 arguments, not %d", function, tg->tgnargs), errhint("%s", usage)));
+    return td;
+}
+
+// A new id of `family` whose gene comes from `key`.
+Datum mint_id(Family family, Datum key, Oid key_type, bool have_bits, int32 bits) {
+    switch (family) {
+    case Family::snowflake:
+        return Int64GetDatum(snowflake_id(key, key_type, have_bits, bits));
+    case Family::crid: {
+        int32 gene = crid::pg::genes::gene_of_datum(key, key_type, bits, function);
+        return Int64GetDatum(crid::pg::genes::mint_crid(gene, bits));
+    }
+    case Family::uuidv7:
+    default: {
+        int32 gene = crid::pg::genes::gene_of_datum(key, key_type, bits, function);
+        return crid::pg::genes::mint_uuidv7(gene, bits);
+    }
+    }
+}
+
+} // namespace
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(crid_fill_id_with_gene);
+
+Datum crid_fill_id_with_gene(PG_FUNCTION_ARGS) {
+    TriggerData *td = trigger_call(fcinfo);
+    const bool inserting = TRIGGER_FIRED_BY_INSERT(td->tg_event);
+    const Trigger *tg = td->tg_trigger;
     Relation rel = td->tg_relation;
     TupleDesc desc = RelationGetDescr(rel);
     const int id_att = column_arg(rel, tg->tgargs[0], "id");
@@ -147,23 +172,7 @@ Datum crid_fill_id_with_gene(PG_FUNCTION_ARGS) {
                         errhint("Give the row its key, or its id.")));
     const Oid key_type = getBaseType(SPI_gettypeid(desc, key_att));
 
-    Datum id;
-    switch (family) {
-    case Family::snowflake:
-        id = Int64GetDatum(snowflake_id(key, key_type, have_bits, bits));
-        break;
-    case Family::crid: {
-        int32 gene = crid::pg::genes::gene_of_datum(key, key_type, bits, function);
-        id = Int64GetDatum(crid::pg::genes::mint_crid(gene, bits));
-        break;
-    }
-    case Family::uuidv7:
-    default: {
-        int32 gene = crid::pg::genes::gene_of_datum(key, key_type, bits, function);
-        id = crid::pg::genes::mint_uuidv7(gene, bits);
-        break;
-    }
-    }
+    Datum id = mint_id(family, key, key_type, have_bits, bits);
     int columns[1] = {id_att};
     Datum values[1] = {id};
     bool nulls[1] = {false};
