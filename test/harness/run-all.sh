@@ -267,6 +267,13 @@ fi
 grep -E '^(ok [0-9]+.*# *skip|1\.\.0 *# *SKIP)' "$WORK/tap.log" || true
 record tap "$p" "$f" "$s" "" "$note" $((tap_end - began[tap]))
 
+# What failed, by name, just above the counts (failure_lines): the end of
+# the log is what a CI record keeps.
+if [ "$total_failed" != 0 ]; then
+    echo
+    echo "what failed:"
+    find "$WORK" -maxdepth 2 -name '*.log' -print0 | sort -z | xargs -0 -r failure_lines | head -n 60 | sed 's/^/failed: /'
+fi
 echo
 printf '%s\n' "${summary[@]}"
 echo "$(($(date +%s) - started_at))s in all"
