@@ -272,7 +272,8 @@ record tap "$p" "$f" "$s" "" "$note" $((tap_end - began[tap]))
 if [ "$total_failed" != 0 ]; then
     echo
     echo "what failed:"
-    find "$WORK" -maxdepth 2 -name '*.log' -print0 | sort -z | xargs -0 -r failure_lines | head -n 60 | sed 's/^/failed: /'
+    mapfile -t logs < <(find "$WORK" -maxdepth 2 -name '*.log' | sort)
+    failure_lines "${logs[@]}" | head -n 60 | sed 's/^/failed: /' || true
 fi
 echo
 printf '%s\n' "${summary[@]}"
