@@ -464,6 +464,27 @@ INSERT INTO regress.bad_input VALUES
 ('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '9223372036854775807', '1', 'NULL', 'NULL'], 'null'), -- ahead of the clock: refused, nothing reserved
 ('crid_registry_reserve(regclass, bigint, bigint, bigint, bigint)', ARRAY['crid_registry_table()', '0', '1', 'NULL', '1'], 'null'), -- another epoch: refused
 ('crid_registry_guard()', '{}', '0A000'), -- a PL/pgSQL trigger function: only called as a trigger
+-- Snowflake node leases: a leasing server's take (arguments out of range are
+-- refused before any row is read), the lease table's continuity, its trigger
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY['NULL', $$'{900}'$$, $$'bad input'$$, $$'bad input'$$, '0', '30000', '36000', '16'], '22004'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{900}'$$, 'NULL', $$'bad input'$$, $$'bad input'$$, '0', '30000', '36000', '16'], '22004'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{900}'$$, $$'{900}'$$, 'NULL', $$'bad input'$$, '0', '30000', '36000', '16'], '22004'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{900}'$$, $$'{900}'$$, $$'bad input'$$, 'NULL', '0', '30000', '36000', '16'], '22004'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{900}'$$, $$'{900}'$$, $$'bad input'$$, $$'bad input'$$, 'NULL', '30000', '36000', '16'], '22004'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{900}'$$, $$'{900}'$$, $$'bad input'$$, $$'bad input'$$, '0', 'NULL', '36000', '16'], '22004'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{900}'$$, $$'{900}'$$, $$'bad input'$$, $$'bad input'$$, '0', '30000', 'NULL', '16'], '22004'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{900}'$$, $$'{900}'$$, $$'bad input'$$, $$'bad input'$$, '0', '30000', '36000', 'NULL'], '22004'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{}'$$, $$'{900}'$$, $$'bad input'$$, $$'bad input'$$, '0', '30000', '36000', '16'], '22023'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{901}'$$, $$'{900}'$$, $$'bad input'$$, $$'bad input'$$, '0', '30000', '36000', '16'], '22023'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{-1}'$$, $$'{900}'$$, $$'bad input'$$, $$'bad input'$$, '0', '30000', '36000', '16'], '22023'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{900}'$$, $$'{65536}'$$, $$'bad input'$$, $$'bad input'$$, '0', '30000', '36000', '16'], '22023'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{900}'$$, $$'{900,901}'$$, $$'bad input'$$, $$'bad input'$$, '0', '30000', '36000', '16'], '22023'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{900}'$$, $$'{900}'$$, $$'bad input'$$, $$'bad input'$$, '0', '0', '36000', '16'], '22023'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{900}'$$, $$'{900}'$$, $$'bad input'$$, $$'bad input'$$, '0', '30000', '-1', '16'], '22023'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{900}'$$, $$'{900}'$$, $$'bad input'$$, $$'bad input'$$, '0', '30000', '36000', '0'], '22023'),
+('crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)', ARRAY[$$'{900}'$$, $$'{900}'$$, $$'bad input'$$, $$'bad input'$$, '0', '30000', '36000', '1001'], '22023'),
+('crid_node_lease_since(text)', ARRAY['NULL'], 'ok'), -- the lease table unchanged: since when the registry vouches for it
+('crid_node_lease_guard()', '{}', '0A000'), -- a PL/pgSQL trigger function: only called as a trigger
 -- Statements on registry tables: registry tables only (42809), as their owner
 ('crid_registry_identity(regclass)', ARRAY['NULL'], '22004'),
 ('crid_registry_identity(regclass)', ARRAY['crid_registry_table()'], 'ok'),

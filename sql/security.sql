@@ -25,6 +25,8 @@ WITH reviewed(fn, reason) AS (VALUES
      'writes crid_registry_state, which no caller may write; reads only registry tables, as their owner'),
     ('crid_registry_guard()',
      'trigger of registry tables: their writers need no right on crid_registry_state'),
+    ('crid_node_lease_guard()',
+     'trigger of crid_node_leases: lease takers need no right on its continuity state and ledger'),
     ('crid_local_only()',
      'trigger of crid''s own tables: pg_replication_origin_session_is_setup() is for superusers'))
 SELECT coalesce(f.fn, r.fn) AS function, r.reason IS NOT NULL AS reviewed, f.fn IS NOT NULL AS definer,
@@ -58,6 +60,9 @@ WITH reviewed(fn, who) AS (VALUES
     ('crid_evict_horizon(timestamp with time zone)', 'crid'),
     ('crid_evicted_before(regclass)', 'crid'),
     ('crid_record_eviction(regclass,bigint)', 'crid'),
+    ('crid_node_lease_take(integer[],integer[],text,text,bigint,bigint,bigint,integer)', 'a fleet''s role'),
+    ('crid_node_lease_since(text)', 'crid'),
+    ('crid_node_lease_guard()', 'crid'),
     ('crid_local_only()', 'crid'))
 SELECT coalesce(f.fn, r.fn) AS function, r.who, f.fn IS NOT NULL AS not_public
   FROM (SELECT * FROM crid_functions WHERE NOT public_may) f

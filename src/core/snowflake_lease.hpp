@@ -29,15 +29,18 @@
 // started again is another holder, whatever its host, port and data
 // directory say. Only a row with this server's token is its own.
 //
-// Rows that vanished. A node with no row (deleted, truncated, lost in a
-// failover of the registry), or any node while the registry's table changed
-// less than a takeover delay ago, may still be minted on by a holder whose
-// row the registry lost: that holder renewed at some t0 before the loss and
-// mints until t0 + window. The new holder takes the row at once (so no
-// third server picks the node) but mints only after takeover_delay_ms, a
-// full TTL plus a fifth of it, from when it took it (or from when the
-// registry changed), and starts above wall clock + window + borrow read at
-// that moment, the bound the old holder would have written then.
+// Rows that vanished. A node whose row was deleted, or lost with a change
+// of the lease table (truncated, re-created, restored, failed over), may
+// still be minted on by a holder whose row the registry lost: that holder
+// renewed at some t0 before the loss and mints until t0 + window. The new
+// holder takes the row at once (so no third server picks the node) but
+// mints only after takeover_delay_ms, a full TTL plus a fifth of it, from
+// when it took it (or from when the registry saw the table change), and
+// starts above wall clock + window + borrow read at that moment, the bound
+// the old holder would have written then. The registry says which nodes
+// need no wait (its trigger crid_node_lease_guard sets mint_from): one that
+// never had a row in a lease table it has seen whole since it was made, one
+// released by its holder, one whose lease lapsed.
 #pragma once
 #include "pure_cpp.hpp"
 

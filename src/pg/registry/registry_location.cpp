@@ -83,15 +83,19 @@ void qualified(char *out, size_t size, const char *schema, const char *name) {
     pfree(text);
 }
 
-// One row for each of crid_registry_check(regclass) and
-// crid_registry_reserve(regclass, int8, int8, int8, int8) that schema $1 holds.
+// One row for each of crid_registry_check(regclass),
+// crid_registry_reserve(regclass, int8, int8, int8, int8) and
+// crid_node_lease_take(int4[], int4[], text, text, int8, int8, int8, int4)
+// that schema $1 holds.
 constexpr const char *check_query =
     "SELECT FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace"
     " WHERE n.nspname OPERATOR(pg_catalog.=) $1::pg_catalog.name"
     " AND ((p.proname OPERATOR(pg_catalog.=) 'crid_registry_check'::pg_catalog.name"
     "       AND p.proargtypes OPERATOR(pg_catalog.=) '2205'::pg_catalog.oidvector)"
     "   OR (p.proname OPERATOR(pg_catalog.=) 'crid_registry_reserve'::pg_catalog.name"
-    "       AND p.proargtypes OPERATOR(pg_catalog.=) '2205 20 20 20 20'::pg_catalog.oidvector))";
+    "       AND p.proargtypes OPERATOR(pg_catalog.=) '2205 20 20 20 20'::pg_catalog.oidvector)"
+    "   OR (p.proname OPERATOR(pg_catalog.=) 'crid_node_lease_take'::pg_catalog.name"
+    "       AND p.proargtypes OPERATOR(pg_catalog.=) '1007 1007 25 25 20 20 20 23'::pg_catalog.oidvector))";
 
 void count_sink(void *context, int, const char *const *) noexcept { ++*static_cast<int *>(context); }
 
@@ -103,11 +107,10 @@ Found locate_check(Session &session, Location &out, const char *schema, bool ext
     statement.set(check_query, {schema}, count_sink, &found);
     if (!session.run(&statement, 1, true, failure))
         return Found::failed;
-    if (found < 2) {
+    if (found < 3) {
         set_failure(failure, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                    "%s lacks crid_registry_check() or crid_registry_reserve() in schema \"%s\", which crid 0.3.0 "
-                    "checks every reservation "
-                    "with; run %s there",
+                    "%s lacks crid_registry_check(), crid_registry_reserve() or crid_node_lease_take() in schema "
+                    "\"%s\", with which crid 0.3.0 checks every reservation and leases nodes; run %s there",
                     session.name(), schema,
                     extension ? "ALTER EXTENSION crid UPDATE" : "crid_registry_server.sql (docs/fleet.md) again");
         return Found::outdated;
@@ -115,6 +118,7 @@ Found locate_check(Session &session, Location &out, const char *schema, bool ext
     qualified(out.check, sizeof out.check, schema, "crid_registry_check");
     qualified(out.reserve, sizeof out.reserve, schema, "crid_registry_reserve");
     qualified(out.next_seq, sizeof out.next_seq, schema, "crid_registry_next_seq");
+    qualified(out.take, sizeof out.take, schema, "crid_node_lease_take");
     return Found::ok;
 }
 

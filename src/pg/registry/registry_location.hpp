@@ -15,6 +15,7 @@ namespace crid::pg::registry {
 struct Location {
     char table[2 * (2 * NAMEDATALEN + 2) + 2] = "";    // the registry table
     char leases[2 * (2 * NAMEDATALEN + 2) + 2] = "";   // crid_node_leases
+    char take[2 * (2 * NAMEDATALEN + 2) + 2] = "";     // crid_node_lease_take, a leasing server's acquisition
     char check[2 * (2 * NAMEDATALEN + 2) + 2] = "";    // crid_registry_check, the continuity check
     char reserve[2 * (2 * NAMEDATALEN + 2) + 2] = "";  // crid_registry_reserve, the one reservation
     char next_seq[2 * (2 * NAMEDATALEN + 2) + 2] = ""; // crid_registry_next_seq (the extension's only)
@@ -25,7 +26,7 @@ enum class Found {
     ok,
     no_extension, // crid.registry_table is empty and crid is not installed there
     bad_table,    // crid.registry_table names no table of the right shape
-    outdated,     // the registry lacks crid_registry_check or _reserve (crid older than 0.3.0 there)
+    outdated,     // the registry lacks crid_registry_check, _reserve or crid_node_lease_take (crid older than 0.3.0)
     failed,       // the catalog queries failed (failure says why)
 };
 

@@ -48,15 +48,14 @@ core::lease::Timing timing() { return core::lease::Timing{registry::lease_ttl_ms
 // (PostgreSQL refuses a parameter a statement does not use, its type
 // unknown): $1/$2 the wanted node ranges (first[], last[]), $3 this server
 // for people, $4 its token, $5 the bound written into held rows, $6 the TTL
-// in ms, $7 the kind, $8 the registry table, $9 the takeover delay in ms,
-// $10 a picked node.
+// in ms, $7 the takeover delay in ms, $8 the kind.
 constexpr size_t ranges_text = core::lease::Ranges::max_ranges * 7 + 3;
 struct Params {
     char first[ranges_text], last[ranges_text];
-    char holder[256], token[24], bound[24], ttl[24], kind[8], delay[24], picked[16] = "";
-    const char *values[10];
+    char holder[256], token[24], bound[24], ttl[24], delay[24], kind[8];
+    const char *values[8];
     void fill(const core::lease::Ranges &r, const NodeFence *s, int64_t bound_ms, const core::lease::Timing &t,
-              bool lease_mode, const char *table) {
+              bool lease_mode) {
         size_t a = 0, b = 0;
         a += std::snprintf(first + a, sizeof first - a, "{");
         b += std::snprintf(last + b, sizeof last - b, "{");
@@ -70,9 +69,9 @@ struct Params {
         std::snprintf(token, sizeof token, "%s", s->token);
         std::snprintf(bound, sizeof bound, "%lld", static_cast<long long>(bound_ms));
         std::snprintf(ttl, sizeof ttl, "%lld", static_cast<long long>(t.ttl_ms));
-        std::snprintf(kind, sizeof kind, "%s", lease_mode ? "lease" : "static");
         std::snprintf(delay, sizeof delay, "%lld", static_cast<long long>(t.takeover_delay_ms()));
-        const char *all[10] = {first, last, holder, token, bound, ttl, kind, table, delay, picked};
+        std::snprintf(kind, sizeof kind, "%s", lease_mode ? "lease" : "static");
+        const char *all[8] = {first, last, holder, token, bound, ttl, delay, kind};
         std::memcpy(values, all, sizeof values);
     }
     // `st` runs `sql` with the first n parameters; `third` replaces $3 (the
@@ -89,7 +88,9 @@ struct Params {
 // SQL of the lease statements, for the lease table `%1$s`. A row is this
 // server's only when it carries this server's token ($4): a clone or a
 // restarted server with the same host, port and data directory is another
-// holder.
+// holder. Every statement reaches rows through an index (the primary key on
+// node, or the token): none reads the whole table, whatever the number of
+// nodes and of leases held.
 // clang-format off
 #define IN_RANGES(col)                                                                                 \
     "EXISTS (SELECT FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.int4[]),"                        \
@@ -100,6 +101,9 @@ struct Params {
     " ($6::pg_catalog.float8 OPERATOR(pg_catalog.*) '1 millisecond'::pg_catalog.interval)"
 #define UNTIL_MS(col)                                                                                  \
     "(pg_catalog.date_part('epoch', " col ") OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8"
+#define WANTED                                                                                         \
+    "SELECT g.n FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.int4[]),"                            \
+    " pg_catalog.unnest($2::pg_catalog.int4[])) r(lo, hi), pg_catalog.generate_series(r.lo, r.hi) g(n)"
 
 // Static nodes, step 1: lock the wanted rows of other holders and show them
 // (so step 2 sees them unchanged and the refusal can name their holders);
@@ -107,85 +111,61 @@ struct Params {
 constexpr const char *lock_sql =
     "SELECT l.node, l.holder, " UNTIL_MS("l.lease_until") ","
     " l.lease_until OPERATOR(pg_catalog.>=) pg_catalog.now() AS live"
-    " FROM %1$s l WHERE " IN_RANGES("l.node") " AND l.token OPERATOR(pg_catalog.<>) $3"
-    " ORDER BY l.node FOR UPDATE";
+    " FROM %1$s l JOIN (" WANTED ") w ON l.node OPERATOR(pg_catalog.=) w.n"
+    " WHERE l.token OPERATOR(pg_catalog.<>) $3 ORDER BY l.node FOR UPDATE OF l";
 
-// Lease mode, step 1: a row this server holds or whose lease lapsed, locked
-// (another server leasing at once takes another one); the rows of this
-// server's earlier starts (same holder) first, so a restarted server keeps
-// its node when it can.
-constexpr const char *pick_sql =
-    "SELECT l.node FROM %1$s l WHERE " IN_RANGES("l.node")
-    " AND (l.lease_until OPERATOR(pg_catalog.<) pg_catalog.now() OR l.token OPERATOR(pg_catalog.=) $4)"
-    " ORDER BY l.token OPERATOR(pg_catalog.=) $4 DESC, l.holder OPERATOR(pg_catalog.=) $3 DESC, l.node"
-    " LIMIT 1 FOR UPDATE SKIP LOCKED";
-
-// Lease mode, step 1 too: how many wanted nodes other live servers hold,
-// for a message that tells how things stand ($3 this server's token).
-constexpr const char *live_sql =
-    "SELECT pg_catalog.count(*) FROM %1$s l WHERE " IN_RANGES("l.node")
-    " AND l.lease_until OPERATOR(pg_catalog.>=) pg_catalog.now() AND l.token OPERATOR(pg_catalog.<>) $3";
-
-// Step 2: take nodes. Each row returned is a node taken, and the bound its
+// Static nodes, step 2: take every wanted node that has no row, is this
+// server's or lapsed. Each row returned is a node taken, and the bound its
 // previous holder wrote (NULL when it was this server, or nobody), which the
 // new holder starts above. The rows were locked in step 1, so `prev` reads
-// them as they are. `%2$s` picks the nodes, `%3$s` is the continuity check.
-//
-// mint_from is when the new holder may mint on the node: at once after a
-// holder whose lease lapsed, but a takeover delay later when the earlier
-// holder cannot be shown to have stopped (core/snowflake_lease.hpp): the
-// node had no row, or the registry's table changed less than the delay ago,
-// so a lapsed row may be one that missed renewals. A row that was this
-// server's keeps its mint_from.
-#define TAKEOVER_DELAY "($9::pg_catalog.float8 OPERATOR(pg_catalog.*) '1 millisecond'::pg_catalog.interval)"
+// them as they are. mint_from is proposed a takeover delay ($7) away; the
+// registry's trigger crid_node_lease_guard lowers it where no earlier holder
+// can be minting. A row that was this server's keeps its mint_from.
 constexpr const char *take_sql =
-    "WITH wanted AS (%2$s),"
+    "WITH wanted AS (" WANTED "),"
     " prev AS (SELECT l.node, l.token, l.high_water_ms FROM %1$s l"
     "  JOIN wanted w ON w.n OPERATOR(pg_catalog.=) l.node),"
-    " changed AS (SELECT c.changed_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) " TAKEOVER_DELAY
-    ") AS recently FROM %3$s($8::pg_catalog.regclass) c),"
     " took AS (INSERT INTO %1$s AS l (node, holder, token, kind, lease_until, high_water_ms, renewed_at, mint_from)"
-    "  SELECT w.n, $3, $4, $7, " LEASE_UNTIL ", $5::pg_catalog.int8, pg_catalog.now(),"
-    "  pg_catalog.now() OPERATOR(pg_catalog.+) " TAKEOVER_DELAY " FROM wanted w"
+    "  SELECT w.n, $3, $4, $8, " LEASE_UNTIL ", $5::pg_catalog.int8, pg_catalog.now(),"
+    "  pg_catalog.now() OPERATOR(pg_catalog.+)"
+    "  ($7::pg_catalog.float8 OPERATOR(pg_catalog.*) '1 millisecond'::pg_catalog.interval) FROM wanted w"
     "  ON CONFLICT (node) DO UPDATE SET holder = EXCLUDED.holder, token = EXCLUDED.token, kind = EXCLUDED.kind,"
-    "  lease_until = EXCLUDED.lease_until, renewed_at = EXCLUDED.renewed_at,"
+    "  lease_until = EXCLUDED.lease_until, renewed_at = EXCLUDED.renewed_at, released_at = NULL,"
     "  high_water_ms = GREATEST(l.high_water_ms, EXCLUDED.high_water_ms),"
-    "  mint_from = CASE WHEN l.token OPERATOR(pg_catalog.=) $4 THEN l.mint_from"
-    "                   WHEN (SELECT recently FROM changed) THEN EXCLUDED.mint_from ELSE pg_catalog.now() END"
+    "  mint_from = CASE WHEN l.token OPERATOR(pg_catalog.=) $4 THEN l.mint_from ELSE EXCLUDED.mint_from END"
     "  WHERE l.lease_until OPERATOR(pg_catalog.<) pg_catalog.now() OR l.token OPERATOR(pg_catalog.=) $4"
     "  RETURNING l.node)"
     " SELECT t.node,"
     " CASE WHEN p.node IS NULL OR p.token OPERATOR(pg_catalog.=) $4 THEN NULL ELSE p.high_water_ms END"
     " FROM took t LEFT JOIN prev p ON p.node OPERATOR(pg_catalog.=) t.node";
 
-// The nodes step 2 takes: every wanted node (static), the row picked in
-// step 1 (lease, $10 is its node), or the first node nobody has a row for.
-constexpr const char *all_wanted =
-    "SELECT g.n FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.int4[]),"
-    " pg_catalog.unnest($2::pg_catalog.int4[])) r(lo, hi), pg_catalog.generate_series(r.lo, r.hi) g(n)";
-constexpr const char *picked = "SELECT $10::pg_catalog.int4 AS n WHERE " IN_RANGES("$10::pg_catalog.int4");
-constexpr const char *first_free =
-    "SELECT g.n FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.int4[]),"
-    " pg_catalog.unnest($2::pg_catalog.int4[])) r(lo, hi), pg_catalog.generate_series(r.lo, r.hi) g(n)"
-    " WHERE NOT EXISTS (SELECT FROM %1$s x WHERE x.node OPERATOR(pg_catalog.=) g.n) ORDER BY g.n LIMIT 1";
+// Lease mode without a node: the registry's crid_node_lease_take (`%1$s`)
+// takes one, in O(1) (sql/functions/crid_node_lease_take.sql says how, and
+// why two servers never take one node): the node and the bound to start
+// above, or no node, with how many were probed and found held.
+constexpr const char *take_one_sql =
+    "SELECT t.node, t.raise_to, t.probed, t.live FROM %1$s($1::pg_catalog.int4[], $2::pg_catalog.int4[],"
+    " $3::pg_catalog.text, $4::pg_catalog.text, $5::pg_catalog.int8, $6::pg_catalog.int8, $7::pg_catalog.int8) t";
 
-// Every round: renew what this server holds of the wanted nodes, writing its
-// bound; the rows returned are what it holds until lease_until, and how
-// long it must still wait before minting on each (its mint_from).
+// Every round: renew what this server holds of the wanted nodes (found by
+// its token), writing its bound; the rows returned are what it holds until
+// lease_until, and how long it must still wait before minting on each (its
+// mint_from).
 constexpr const char *renew_sql =
     "UPDATE %1$s l SET lease_until = " LEASE_UNTIL ", renewed_at = pg_catalog.now(), holder = $3,"
-    " high_water_ms = GREATEST(l.high_water_ms, $5::pg_catalog.int8)"
+    " high_water_ms = GREATEST(l.high_water_ms, $5::pg_catalog.int8), released_at = NULL"
     " WHERE l.token OPERATOR(pg_catalog.=) $4 AND " IN_RANGES("l.node")
     " RETURNING l.node, " UNTIL_MS("l.lease_until") ","
     " GREATEST(pg_catalog.ceil(pg_catalog.date_part('epoch', l.mint_from OPERATOR(pg_catalog.-) pg_catalog.now())"
     "  OPERATOR(pg_catalog.*) 1000), 0)::pg_catalog.int8";
 
-// At a planned exit: every row of this server lapses now, its bound lowered
-// to what this server really minted ($2; $1 is its token), so the next holder (this server
-// started again, say) takes the node at once and without a jump ahead.
+// At a planned exit: every row of this server lapses now, marked released,
+// its bound lowered to what this server really minted ($2; $1 is its
+// token), so the next holder (this server started again, say) takes the
+// node and mints on it at once, without a jump ahead.
 constexpr const char *release_sql =
-    "UPDATE %1$s l SET lease_until = pg_catalog.now(), high_water_ms = $2::pg_catalog.int8"
-    " WHERE l.token OPERATOR(pg_catalog.=) $1";
+    "UPDATE %1$s l SET lease_until = pg_catalog.now(), high_water_ms = $2::pg_catalog.int8,"
+    " released_at = pg_catalog.now() WHERE l.token OPERATOR(pg_catalog.=) $1";
 
 // clang-format on
 
@@ -222,21 +202,23 @@ void locked_sink(void *context, int columns, const char *const *v) noexcept {
     }
 }
 
-struct Picked {
-    bool found = false;
-    char node[16] = "";
-    int64 live_others = 0;
+// What crid_node_lease_take said when it took no node: how many nodes it
+// probed, and how many of those other live servers hold.
+struct Probed {
+    int64 probed = 0;
+    int64 live = 0;
 };
-void picked_sink(void *context, int columns, const char *const *v) noexcept {
-    auto *p = static_cast<Picked *>(context);
-    if (columns < 1 || !v[0])
+struct TakenOne {
+    Taken taken;
+    Probed probe;
+};
+void take_one_sink(void *context, int columns, const char *const *v) noexcept {
+    auto *t = static_cast<TakenOne *>(context);
+    if (columns < 4)
         return;
-    p->found = true;
-    std::snprintf(p->node, sizeof p->node, "%s", v[0]);
-}
-void live_sink(void *context, int columns, const char *const *v) noexcept {
-    if (columns >= 1 && v[0])
-        static_cast<Picked *>(context)->live_others = std::strtoll(v[0], nullptr, 10);
+    t->probe.probed = v[2] ? std::strtoll(v[2], nullptr, 10) : 0;
+    t->probe.live = v[3] ? std::strtoll(v[3], nullptr, 10) : 0;
+    taken_sink(&t->taken, 2, v);
 }
 
 struct Renewed {
@@ -358,7 +340,7 @@ struct Round {
     int64_t wall_ms = 0;   // wall clock then
     int64_t bound = 0;     // the bound written into held rows
     Params p;
-    Picked pick;
+    Probed probe;
     Taken taken;
     Locked locked;
     Renewed renewed;
@@ -388,45 +370,32 @@ bool plan(Round &r) {
     return true;
 }
 
-// Lease mode without a node: the first round trip locks a lapsed (or own)
-// row, counting the live ones.
-bool pick(Round &r, const Location &where, Failure &failure) {
-    char pick[1024], live[1024];
-    std::snprintf(pick, sizeof pick, pick_sql, where.leases);
-    std::snprintf(live, sizeof live, live_sql, where.leases);
-    Statement st[2];
-    r.p.use(st[0], pick, 4, picked_sink, &r.pick);
-    r.p.use(st[1], live, 3, live_sink, &r.pick, r.p.token);
-    if (!run(st, 2, false, failure))
-        return false;
-    std::snprintf(r.p.picked, sizeof r.p.picked, "%s", r.pick.found ? r.pick.node : "");
-    return true;
-}
-
-// The statements of the round, committed together: the lock of step 1
-// (static nodes), the take, the renewal.
+// The statements of the round, committed together, in one round trip: the
+// take (lease mode without a node: crid_node_lease_take; static nodes not all
+// held: the lock, then the take), then the renewal.
 bool statements(Round &r, const Location &where, Failure &failure) {
-    char lock[2048], take_nodes[1024], take[6144], renew[2048];
+    char lock[2048], take[4096], renew[2048];
     Statement st[3];
     int n = 0;
-    take_nodes[0] = '\0';
+    TakenOne one;
     if (r.lease_mode && !r.hold_one) {
-        if (r.pick.found)
-            std::snprintf(take_nodes, sizeof take_nodes, "%s", picked);
-        else
-            std::snprintf(take_nodes, sizeof take_nodes, first_free, where.leases);
+        std::snprintf(take, sizeof take, take_one_sql, where.take);
+        r.p.use(st[n++], take, 7, take_one_sink, &one);
     } else if (!r.lease_mode && !r.all_held) {
         std::snprintf(lock, sizeof lock, lock_sql, where.leases);
         r.p.use(st[n++], lock, 3, locked_sink, &r.locked, r.p.token);
-        std::snprintf(take_nodes, sizeof take_nodes, "%s", all_wanted);
-    }
-    if (take_nodes[0]) {
-        std::snprintf(take, sizeof take, take_sql, where.leases, take_nodes, where.check);
-        r.p.use(st[n++], take, r.lease_mode && r.pick.found ? 10 : 9, taken_sink, &r.taken);
+        std::snprintf(take, sizeof take, take_sql, where.leases);
+        r.p.use(st[n++], take, 8, taken_sink, &r.taken);
     }
     std::snprintf(renew, sizeof renew, renew_sql, where.leases);
     r.p.use(st[n++], renew, 6, renewed_sink, &r.renewed);
-    return run(st, n, true, failure);
+    if (!run(st, n, true, failure))
+        return false;
+    if (r.lease_mode && !r.hold_one) {
+        r.taken = one.taken;
+        r.probe = one.probe;
+    }
+    return true;
 }
 
 // Nodes taken over start above the bound their previous holder wrote.
@@ -490,15 +459,21 @@ bool settle_leased_node(const Round &r, const uint32 *usable, Failure &failure) 
     pg_atomic_write_u32(&snowflake::fence()->leased_node, node);
     if (node != no_node || any_renewed || r.renewed.waiting_node >= 0)
         return true;
-    // Every node taken, or a race lost.
-    if (r.pick.live_others >= r.want.size())
+    // Every node held, a race lost, or no free node among the probes.
+    long long nodes = static_cast<long long>(r.want.size());
+    if (r.probe.live >= nodes)
         set_failure(failure, 0, "every one of the %lld nodes of crid.snowflake_nodes is leased by another live server",
-                    static_cast<long long>(r.want.size()));
-    else
+                    nodes);
+    else if (r.probe.probed >= nodes)
         set_failure(failure, 0,
                     "another server took the node this one tried to lease at the same moment (%lld of the %lld "
                     "nodes of crid.snowflake_nodes are leased by other live servers); trying again",
-                    static_cast<long long>(r.pick.live_others), static_cast<long long>(r.want.size()));
+                    static_cast<long long>(r.probe.live), nodes);
+    else
+        set_failure(failure, 0,
+                    "none of the %lld nodes of crid.snowflake_nodes probed at random (of %lld) was free: %lld are "
+                    "leased by other live servers, the others were taken at the same moment; trying again",
+                    static_cast<long long>(r.probe.probed), nodes, static_cast<long long>(r.probe.live));
     return false;
 }
 
@@ -539,7 +514,7 @@ bool apply(Round &r) {
     return true;
 }
 
-// One lease round: plan, find the registry, [pick,] the statements, apply.
+// One lease round: plan, find the registry, the statements, apply.
 bool round(Round &r) {
     Failure failure;
     if (!plan(r)) {
@@ -552,9 +527,7 @@ bool round(Round &r) {
         report_stop(stop);
         return fail(stop.why);
     }
-    r.p.fill(r.want, snowflake::fence(), r.bound, r.t, r.lease_mode, where->table);
-    if (r.lease_mode && !r.hold_one && !pick(r, *where, failure))
-        return fail(failure);
+    r.p.fill(r.want, snowflake::fence(), r.bound, r.t, r.lease_mode);
     if (!statements(r, *where, failure))
         return fail(failure);
     report_reached();

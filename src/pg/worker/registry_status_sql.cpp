@@ -35,14 +35,17 @@ Datum crid_registry_status(PG_FUNCTION_ARGS) {
     pg::worker::WorkerStatus *s = pg::worker::status();
     bool remote = pg::registry::remote();
     // Node leases: the registry's lease_until of the last renewal, and a
-    // node another server holds or the last failed lease round.
+    // node another server holds, the last failed lease round, or a node
+    // held but not minted on yet (its earlier holder may still mint).
     pg::snowflake::NodeFence *leases = pg::snowflake::fence();
     int64 lease_until_ms = 0;
-    char problem[sizeof leases->refused + sizeof leases->failure] = "";
+    char problem[sizeof leases->refused + sizeof leases->failure + sizeof leases->waiting] = "";
     SpinLockAcquire(&leases->lock);
     lease_until_ms = leases->lease_until_ms;
-    std::snprintf(problem, sizeof problem, "%s%s%s", leases->refused,
-                  leases->refused[0] && leases->failure[0] ? " " : "", leases->failure);
+    size_t used = 0;
+    for (const char *part : {leases->refused, leases->failure, leases->waiting})
+        if (part[0] && used < sizeof problem)
+            used += std::snprintf(problem + used, sizeof problem - used, "%s%s", used ? " " : "", part);
     SpinLockRelease(&leases->lock);
     Datum values[10] = {
         CStringGetTextDatum(pg::registry::registry_name()),

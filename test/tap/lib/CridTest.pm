@@ -25,10 +25,11 @@ sub crid_node
 	$node->init(%{ $opt{init} || {} });
 	my $preload = exists $opt{preload} ? $opt{preload} : 1;
 	$node->append_conf('postgresql.conf', "shared_preload_libraries = 'crid'") if $preload;
-	# A node no server held before is minted on a lease TTL and a fifth after
-	# its lease is taken: 6 s keeps that wait short, and still leaves the
-	# worker, which renews every 2 s, two missed renewals on a loaded
-	# machine. A test's own conf may set another.
+	# A node whose earlier holder may still mint (its row vanished, the lease
+	# table changed) is minted on a lease TTL and a fifth after its lease is
+	# taken: 6 s keeps that wait short, and still leaves the worker, which
+	# renews every 2 s, two missed renewals on a loaded machine. A test's own
+	# conf may set another.
 	$node->append_conf('postgresql.conf', "crid.node_lease_ttl = '6s'");
 	$node->append_conf('postgresql.conf', $opt{conf}) if $opt{conf};
 	$node->start(%{ $opt{start} || {} });
@@ -58,8 +59,8 @@ SELECT c.refused_from_ts IS NULL
 }
 
 # The grants docs/security.md gives a fleet's role on a registry server with
-# crid installed, and nothing more: its tables, and the three functions of a
-# reservation.
+# crid installed, and nothing more: its tables, the three functions of a
+# reservation and the acquisition of a leased node.
 sub fleet_grants
 {
 	my ($role) = @_;
@@ -67,7 +68,8 @@ sub fleet_grants
 GRANT SELECT, INSERT, UPDATE ON crid_allocations, crid_node_leases TO $role;
 GRANT EXECUTE ON FUNCTION crid_registry_check(regclass),
     crid_registry_reserve(regclass, bigint, bigint, bigint, bigint),
-    crid_registry_upsert(regclass, bigint, bigint, bigint) TO $role;
+    crid_registry_upsert(regclass, bigint, bigint, bigint),
+    crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer) TO $role;
 };
 }
 

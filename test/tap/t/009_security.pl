@@ -97,7 +97,8 @@ $node->safe_psql('app', 'CREATE TRIGGER crid_registry_guard BEFORE INSERT OR UPD
 $node->safe_psql('app', q{
 GRANT SELECT, INSERT, UPDATE ON crid_allocations, crid_node_leases TO sec_fleet;
 GRANT EXECUTE ON FUNCTION crid_registry_check(regclass), crid_registry_reserve(regclass, bigint, bigint, bigint, bigint),
-    crid_registry_upsert(regclass, bigint, bigint, bigint) TO sec_fleet;
+    crid_registry_upsert(regclass, bigint, bigint, bigint),
+    crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer) TO sec_fleet;
 });
 registry_open($node, 'app', 'go.crid_allocations');
 

@@ -48,10 +48,10 @@ SELECT string_agg(format('%s.%s %s %s %s', c.relname, a.attname, format_type(a.a
                          a.attnotnull, coalesce(pg_get_expr(d.adbin, d.adrelid), '')), E'\n' ORDER BY c.relname, a.attnum)
     || E'\n' || (SELECT string_agg(format('%s %s', t.relname, pg_get_constraintdef(k.oid)), E'\n' ORDER BY t.relname, pg_get_constraintdef(k.oid))
                  FROM pg_constraint k JOIN pg_class t ON t.oid = k.conrelid JOIN pg_namespace m ON m.oid = t.relnamespace
-                 WHERE m.nspname = '%1$s' AND t.relname IN ('crid_allocations', 'crid_node_leases'))
+                 WHERE m.nspname = '%1$s' AND t.relname IN ('crid_allocations', 'crid_node_leases', 'crid_node_lease_state', 'crid_node_lease_ledger'))
 FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-WHERE n.nspname = '%1$s' AND c.relname IN ('crid_allocations', 'crid_node_leases') AND a.attnum > 0 AND NOT a.attisdropped};
+WHERE n.nspname = '%1$s' AND c.relname IN ('crid_allocations', 'crid_node_leases', 'crid_node_lease_state', 'crid_node_lease_ledger') AND a.attnum > 0 AND NOT a.attisdropped};
 (my $shape_in = $shape) =~ s/%1\$s/ids/g;
 (my $shape_ext = $shape) =~ s/%1\$s/public/g;
 my $made = $registry->safe_psql('postgres', $shape_in);
@@ -77,7 +77,7 @@ SELECT string_agg(format('%s %s %s %s', p.proname, p.proowner = c.relowner, p.pr
                          has_function_privilege('public', p.oid, 'EXECUTE')), E'\n' ORDER BY p.proname)
   FROM pg_proc p, pg_class c
  WHERE p.pronamespace = 'ids'::regnamespace AND p.prosecdef AND c.oid = 'ids.crid_allocations'::regclass}),
-	join("\n", map { "$_ t {\"search_path=pg_catalog, pg_temp\"} f" } qw(crid_allocate crid_registry_check crid_registry_guard)),
+	join("\n", map { "$_ t {\"search_path=pg_catalog, pg_temp\"} f" } qw(crid_allocate crid_node_lease_guard crid_registry_check crid_registry_guard)),
 	'the script\'s SECURITY DEFINER functions: owned by the table\'s owner, search_path pinned, not PUBLIC\'s');
 is( $registry->safe_psql('postgres', q{SELECT count(*) FROM pg_proc
 	WHERE pronamespace = 'ids'::regnamespace AND has_function_privilege('public', oid, 'EXECUTE')}),
