@@ -60,16 +60,16 @@ REGISTRY="host=127.0.0.1 port=$REG_PORT dbname=postgres user=postgres"
 
 # Two real crid servers on leased nodes, minting crid and snowflake ids
 # throughout: a few thousand a second each, kept for the checks.
-for s in "a $A_PORT" "b $B_PORT"; do
-    set -- $s
+for s in "a:$A_PORT" "b:$B_PORT"; do
+    set -- "${s%%:*}" "${s#*:}"
     printf '%s\n' "shared_preload_libraries = 'crid'" "fsync = off" "crid.registry = '$REGISTRY'" \
         "crid.node_id = 'lease'" "crid.node_lease_ttl = '10s'" | start_server "$BENCH_DIR/$1/data" "$2"
     on "$1" "$2" -q -c "SET client_min_messages = warning" -c "CREATE EXTENSION crid" \
         -c "CREATE TABLE crid_ids (id bigint); CREATE TABLE snowflake_ids (id bigint); CREATE TABLE stop_load ()" \
         -c "CREATE TABLE refusals (family text, error text)"
 done
-for s in "a $A_PORT" "b $B_PORT"; do
-    set -- $s
+for s in "a:$A_PORT" "b:$B_PORT"; do
+    set -- "${s%%:*}" "${s#*:}"
     # Until both mint: a registry table new to crid holds reservations back
     # for a second or two, and a node with no lease row waits a TTL and a fifth.
     for i in $(seq 1 300); do
@@ -190,8 +190,8 @@ sim leases "$LEASE_POOL" "$LEASE_POOL" 0 "$STANDBY_PID" "$(idle)" \
 table leases "$LEASE_POOL leasing members (nodes of a 14-node-bit layout), HA pair with a synchronous standby: lease TTL"
 
 # The checks: stop the real servers' load, then every id and block.
-for s in "a $A_PORT" "b $B_PORT"; do
-    set -- $s
+for s in "a:$A_PORT" "b:$B_PORT"; do
+    set -- "${s%%:*}" "${s#*:}"
     on "$1" "$2" -q -c "INSERT INTO stop_load DEFAULT VALUES"
 done
 for p in "${load_pids[@]}"; do wait "$p"; done
@@ -211,8 +211,8 @@ measure "the uniqueness checks" crid_n crid_dups sf_n sf_dups blocks overlaps in
                                       FROM sim_blocks) o WHERE first < prev),
                (SELECT count(*) FROM crid_ids i JOIN sim_blocks b ON b.ts = i.id >> 32
                   AND i.id & 4294967295 >= b.first AND i.id & 4294967295 < b.past)"
-for s in "a $A_PORT" "b $B_PORT"; do
-    set -- $s
+for s in "a:$A_PORT" "b:$B_PORT"; do
+    set -- "${s%%:*}" "${s#*:}"
     echo "Real server $1: $(on "$1" "$2" -Atq -c "SELECT count(*) FILTER (WHERE family = 'crid') || ' crid statements and '
         || count(*) FILTER (WHERE family = 'snowflake') || ' snowflake statements of 2,000 ids refused'
         || coalesce(' (' || string_agg(DISTINCT left(error, 60), '; ') || ')', '') FROM refusals")"
