@@ -127,12 +127,6 @@ ReservationSettings usable_settings(const Layout &l, int64_t block_size, int64_t
     return r;
 }
 
-int64_t grown_block_size(const Layout &l, int64_t block_size, int64_t growth) noexcept {
-    growth = growth < 1 ? 1 : growth > max_block_growth ? max_block_growth : growth;
-    const int64_t cap = block_size > sequence_space(l) / 64 ? block_size : sequence_space(l) / 64;
-    return block_size * growth > cap ? cap : block_size * growth;
-}
-
 void check_block_end(const Layout &l, int64_t ts, int64_t end) {
     if (end > sequence_space(l))
         throw Error(ErrorKind::numeric_out_of_range,

@@ -124,15 +124,6 @@ struct ReservationSettings {
 };
 ReservationSettings usable_settings(const Layout &layout, int64_t block_size, int64_t threshold) noexcept;
 
-// The block the worker reserves after doubling a usable block_size `growth`
-// times (growth 1, 2, 4 ... max_block_growth): a gene of k bits consumes up
-// to 2^k registry ids per id, so such a load drains a ring of blocks of
-// crid.block_size faster than one registry commit. A grown block never
-// passes 1/64 of a second's sequence space (a second still holds many
-// blocks) unless block_size itself does.
-inline constexpr int64_t max_block_growth = 64;
-int64_t grown_block_size(const Layout &layout, int64_t block_size, int64_t growth) noexcept;
-
 // Checks the next_seq the registry returned for second ts: beyond
 // sequence_space the second is exhausted, numeric_out_of_range "sequence
 // overflow for second N"; the caller reserves again in a later second. The

@@ -169,23 +169,6 @@ TEST(crid_usable_settings_clamp_combinations) {
     CHECK(usable_settings(l, 0, -1).block_size == 1 && usable_settings(l, 0, -1).threshold == 0);
 }
 
-// Blocks grow by doubling for gene-heavy loads, bounded by the growth limit
-// and by 1/64 of a second, and never below the block size asked for.
-TEST(crid_grown_block_size_bounds) {
-    Layout l; // 2^32 ids a second: the growth limit binds
-    CHECK_EQ(grown_block_size(l, 10000, 1), int64_t(10000));
-    CHECK_EQ(grown_block_size(l, 10000, 8), int64_t(80000));
-    CHECK_EQ(grown_block_size(l, 10000, max_block_growth), int64_t(640000));
-    CHECK_EQ(grown_block_size(l, 10000, 1000), int64_t(640000));
-    CHECK_EQ(grown_block_size(l, 10000, 0), int64_t(10000));
-    Layout wide;
-    wide.timestamp_bits = 40; // 2^23 ids a second: 1/64 of it is 131072
-    CHECK_EQ(grown_block_size(wide, 10000, 8), int64_t(80000));
-    CHECK_EQ(grown_block_size(wide, 10000, 64), int64_t(131072));
-    CHECK_EQ(grown_block_size(wide, 200000, 64), int64_t(200000));
-    CHECK_EQ(grown_block_size(wide, sequence_space(wide), 64), sequence_space(wide));
-}
-
 // The upsert returns the new next_seq; the block ends there.
 TEST(crid_block_of_allocation_follows_the_registry) {
     Layout l;

@@ -23,8 +23,9 @@ void startup_blocks() {
     state->server.reset();
     ConditionVariableInit(&state->block_published);
     state->filler_latch = nullptr;
-    for (pg_atomic_uint64 *c : {&state->wake_below, &state->sync_waits, &state->waited_ns, &state->wait_timeouts,
-                                &state->blocks_reserved, &state->ids_reserved})
+    for (pg_atomic_uint64 *c :
+         {&state->wake_below, &state->sync_waits, &state->waited_ns, &state->wait_timeouts, &state->blocks_reserved,
+          &state->ids_reserved, &state->block_size_now, &state->block_size_largest})
         pg_atomic_init_u64(c, 0);
 }
 
@@ -61,6 +62,8 @@ void add_stats(StatsRows &rows) {
     rows.add("crid", -1, "ids_reserved", reserved);
     rows.add("crid", -1, "ids_unserved", unserved);
     rows.add("crid", -1, "reserve_target", pg_atomic_read_u64(&state->wake_below));
+    rows.add("crid", -1, "block_size_now", pg_atomic_read_u64(&state->block_size_now));
+    rows.add("crid", -1, "block_size_largest", pg_atomic_read_u64(&state->block_size_largest));
     rows.add("crid", -1, "sync_waits", pg_atomic_read_u64(&state->sync_waits));
     rows.add("crid", -1, "wait_timeouts", pg_atomic_read_u64(&state->wait_timeouts));
     rows.add("crid", -1, "registry_mark_damaged", marks::registry_mark_refusal() == Refusal::mark_damaged);

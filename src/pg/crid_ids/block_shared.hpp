@@ -25,14 +25,16 @@ using Server = core::crid_ids::BlockServer<SharedWord, ring_blocks>;
 
 struct BlockShared {
     Server server;
-    ConditionVariable block_published; // broadcast after every publish
-    Latch *filler_latch;               // set by backends when ids run low (nullptr: no filler runs)
-    pg_atomic_uint64 wake_below;       // ... that is, below this many (the filler's target)
-    pg_atomic_uint64 sync_waits;       // crid_next() calls that found no id and waited
-    pg_atomic_uint64 wait_timeouts;    // ... and gave up after crid.allocation_timeout
-    pg_atomic_uint64 waited_ns;        // the last moment a crid_next() waited (monotonic; 0: never)
-    pg_atomic_uint64 blocks_reserved;  // blocks published
-    pg_atomic_uint64 ids_reserved;     // ... and their ids
+    ConditionVariable block_published;   // broadcast after every publish
+    Latch *filler_latch;                 // set by backends when ids run low (nullptr: no filler runs)
+    pg_atomic_uint64 wake_below;         // ... that is, below this many (the filler's target)
+    pg_atomic_uint64 sync_waits;         // crid_next() calls that found no id and waited
+    pg_atomic_uint64 wait_timeouts;      // ... and gave up after crid.allocation_timeout
+    pg_atomic_uint64 waited_ns;          // the last moment a crid_next() waited (monotonic; 0: never)
+    pg_atomic_uint64 blocks_reserved;    // blocks published
+    pg_atomic_uint64 ids_reserved;       // ... and their ids
+    pg_atomic_uint64 block_size_now;     // the size of the filler's next block (0 before it first looked)
+    pg_atomic_uint64 block_size_largest; // the largest block published
 };
 
 // Shared memory for it: from shmem_request_hook, then in the postmaster at
@@ -68,9 +70,10 @@ TimeoutExplainer timeout_explainer();
 // crid_stats() rows of family crid: ids_served (ids of published blocks
 // handed out; exact but for tickets a backend stalled past a whole ring of
 // blocks gave up), blocks_reserved, ids_reserved, ids_unserved,
-// reserve_target (the filler's target), sync_waits (crid_next calls that
-// found no id and waited), wait_timeouts, and registry_mark_damaged (1 while
-// a damaged registry mark stops crid minting).
+// reserve_target (the filler's target), block_size_now (the size of its next
+// block) and block_size_largest (of every block published), sync_waits
+// (crid_next calls that found no id and waited), wait_timeouts, and
+// registry_mark_damaged (1 while a damaged registry mark stops crid minting).
 void add_stats(StatsRows &rows);
 
 } // namespace crid::pg::crid_ids

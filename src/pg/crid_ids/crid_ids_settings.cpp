@@ -3,6 +3,8 @@
 #include "common/boundary.hpp"
 #include "common/settings_support.hpp"
 
+#include "core/crid_block_sizing.hpp"
+
 #include <cstdio>
 #include <cstring>
 
@@ -14,6 +16,7 @@ char *epoch_text = nullptr;
 int timestamp_bits = core::crid_ids::default_timestamp_bits;
 int block_size_setting = int(core::crid_ids::default_block_size);
 int threshold_setting = int(core::crid_ids::default_threshold);
+int max_blocks_per_second_setting = int(core::crid_ids::default_max_blocks_per_second);
 int allocation_timeout_setting = 5000;
 int evict_min_age_setting = 86400;
 
@@ -38,6 +41,12 @@ void define_settings() {
                             "Reserve the next block in the background once fewer than this many ids remain.", nullptr,
                             &threshold_setting, int(core::crid_ids::default_threshold), 0, INT_MAX, PGC_SIGHUP, 0,
                             nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("crid.max_blocks_per_second",
+                            "The most blocks a second the block reserver reserves under steady demand.",
+                            "A higher rate of ids makes the blocks larger instead; they shrink back to "
+                            "crid.block_size once it falls. 0: every block is crid.block_size.",
+                            &max_blocks_per_second_setting, int(core::crid_ids::default_max_blocks_per_second), 0,
+                            int(core::crid_ids::max_max_blocks_per_second), PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         "crid.allocation_timeout", "How long crid_next() waits for a block before it raises an error.", nullptr,
         &allocation_timeout_setting, 5000, 0, 3600 * 1000, PGC_USERSET, GUC_UNIT_MS, nullptr, nullptr, nullptr);
@@ -67,6 +76,7 @@ const core::crid_ids::Layout &layout() {
 
 int block_size() { return block_size_setting; }
 int threshold() { return threshold_setting; }
+int max_blocks_per_second() { return max_blocks_per_second_setting; }
 int allocation_timeout_ms() { return allocation_timeout_setting; }
 int evict_min_age_s() { return evict_min_age_setting; }
 

@@ -1,5 +1,6 @@
 // The crid-family settings (crid.epoch, crid.timestamp_bits, crid.block_size,
-// crid.threshold, crid.allocation_timeout, crid.evict_min_age) and the layout built from them.
+// crid.threshold, crid.max_blocks_per_second, crid.allocation_timeout,
+// crid.evict_min_age) and the layout built from them.
 #pragma once
 
 #include "common/postgres_headers.hpp"
@@ -26,6 +27,7 @@ const core::crid_ids::Layout &layout();
 
 int block_size();
 int threshold();
+int max_blocks_per_second();
 int allocation_timeout_ms();
 int evict_min_age_s();
 

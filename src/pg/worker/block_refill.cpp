@@ -8,6 +8,7 @@
 #include "worker/worker_shared.hpp"
 
 #include "core/clock.hpp"
+#include "core/crid_block_sizing.hpp"
 #include "core/registry_floor.hpp"
 #include "core/registry_guard.hpp"
 #include "core/time_units.hpp"
@@ -25,6 +26,7 @@ namespace ids = core::crid_ids;
 using crid_ids::block_size;
 using crid_ids::BlockShared;
 using crid_ids::layout;
+using crid_ids::max_blocks_per_second;
 using crid_ids::min_evict_age_s;
 using crid_ids::ring_blocks;
 using crid_ids::threshold;
@@ -53,22 +55,12 @@ struct RefillState {
     ids::RegistryGuard guard;
     uint64_t guard_generation = UINT64_MAX; // the mark generation it was built from
 
-    // Blocks kept in reserve beyond crid.threshold. It grows by four each
-    // time backends had to wait for a block, up to most of the ring, so a
-    // server whose rate outruns one registry commit per threshold stops
-    // waiting after a few blocks. The price is a bigger gap after a crash,
-    // harmless in a 2^32 sequence space.
-    int64_t extra_blocks = 0;
-    uint64_t waits_seen = 0;
-
-    // When backends still wait with the extra blocks at their most, the
-    // ring's ids last less than a registry commit: a gene of k bits takes
-    // up to 2^k registry ids per id. Then each further wait doubles the
-    // block reserved (ids::grown_block_size), so such a loop mints at
-    // crid_next()'s speed instead of the worker's commit rate. Like the
-    // extra blocks, the growth lasts as long as the worker; it costs a
-    // bigger gap after a crash.
-    int64_t block_growth = 1;
+    // The size of the blocks and the reserve kept ahead of demand, from the
+    // rate ids are served at and the backends' waits
+    // (core/crid_block_sizing.hpp): blocks grow under a high rate so that
+    // the worker reserves at most crid.max_blocks_per_second of them, and
+    // shrink back once demand falls.
+    ids::BlockSizer sizer;
 
     Known known;
 
@@ -463,18 +455,18 @@ bool hold_back(const ids::FloorPlan &plan, Stop &stop) {
 }
 
 Target fill_target(BlockShared *s, const ids::Layout &l) {
-    ids::ReservationSettings settings = usable_settings(l);
+    const ids::SizingSettings sizing =
+        ids::sizing_settings(l, usable_settings(l), max_blocks_per_second(), max_extra_blocks);
+    // Tickets handed out: ids served, gaps of crid_next(gene, bits) included,
+    // which use up registry ids as fast.
+    const uint64 reserved = pg_atomic_read_u64(&s->ids_reserved), unserved = s->server.remaining();
+    state.sizer.observe(core::monotonic_ns() / core::ns_per_ms, reserved > unserved ? reserved - unserved : 0,
+                        pg_atomic_read_u64(&s->sync_waits), sizing);
     Target t;
-    uint64_t waits = pg_atomic_read_u64(&s->sync_waits);
-    if (waits != state.waits_seen) {
-        if (state.extra_blocks == max_extra_blocks)
-            state.block_growth = std::min(state.block_growth * 2, ids::max_block_growth);
-        state.extra_blocks = std::min(state.extra_blocks + 4, max_extra_blocks);
-    }
-    state.waits_seen = waits;
-    t.size = ids::grown_block_size(l, settings.block_size, state.block_growth);
-    t.low = settings.threshold + state.extra_blocks * t.size;
+    t.size = state.sizer.block_size();
+    t.low = state.sizer.reserve_target(sizing);
     pg_atomic_write_u64(&s->wake_below, uint64(t.low));
+    pg_atomic_write_u64(&s->block_size_now, uint64(t.size));
     t.batch_limit = std::min<int64_t>(max_blocks_per_commit, ids::sequence_space(l) / t.size);
     return t;
 }
@@ -560,6 +552,8 @@ bool publish_accepted(const Plan &p, const Verdict &v, BlockShared *s, const ids
         published_any = true;
         pg_atomic_fetch_add_u64(&s->blocks_reserved, 1);
         pg_atomic_fetch_add_u64(&s->ids_reserved, uint64(p.size));
+        if (uint64(p.size) > pg_atomic_read_u64(&s->block_size_largest))
+            pg_atomic_write_u64(&s->block_size_largest, uint64(p.size));
     }
     if (published_any) {
         WorkerStatus *worker = status();

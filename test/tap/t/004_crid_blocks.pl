@@ -2,7 +2,7 @@
 # speaks the registry protocol in plain SQL, a terminated backend, a kill -9
 # crash, an immediate shutdown, and a pg_dump/restore of the registry; a
 # missing registry database is a clear error until it is fixed; blocks grow
-# when a gene loop drains them faster than the registry commits.
+# when a gene loop drains them faster than blocks of crid.block_size last.
 use strict;
 use warnings;
 use FindBin;
@@ -158,11 +158,14 @@ is($ids->repeats, 0, 'once the registry exists, generation resumes without reiss
 
 # A gene of 4 bits takes up to 16 registry ids per id. With blocks of 16
 # the ring holds 32 such ids, far fewer than one registry commit lasts, so
-# the worker has to grow its blocks: the ids must stay distinct and carry
-# their gene, and the blocks reserved meanwhile average more than 16.
-$node->safe_psql('postgres', "ALTER SYSTEM SET crid.block_size = 16; SELECT pg_reload_conf()");
+# the worker has to grow its blocks for the rate the loop uses registry ids
+# at: the ids must stay distinct and carry their gene, and the blocks
+# reserved meanwhile average more than 16. (A restart first: the ring would
+# still hold blocks the loads above grew, and serve the loop from them.)
+$node->safe_psql('postgres', "ALTER SYSTEM SET crid.block_size = 16");
+$node->restart;
 $node->poll_query_until('postgres', "SELECT current_setting('crid.block_size') = '16'")
-  or die 'crid.block_size was not reloaded';
+  or die 'crid.block_size was not set';
 my $reserved = q{SELECT string_agg(value::text, '|' ORDER BY metric) FROM crid_stats()
                  WHERE family = 'crid' AND metric IN ('blocks_reserved', 'ids_reserved')};
 my ($blocks_before, $ids_before) = split /\|/, $node->safe_psql('postgres', $reserved);
@@ -172,7 +175,7 @@ is(scalar(grep { ($_ & 15) != 5 } @gene_ids), 0, 'crid_next(5, 4) from growing b
 $ids->add(@gene_ids);
 is($ids->repeats, 0, 'and none repeats an id minted before');
 cmp_ok(($ids_after - $ids_before) / ($blocks_after - $blocks_before), '>', 16,
-	'the worker reserved blocks larger than crid.block_size once backends waited for them');
+	'the worker reserved blocks larger than crid.block_size for the rate of the loop');
 $node->safe_psql('postgres', "ALTER SYSTEM RESET crid.block_size; SELECT pg_reload_conf()");
 
 # 330,000 + 5,000 + 20,000 + 3,000 + 20,000 + 3,000 + 20,000 + 30,000 + 20,000 + 5,000 + 100,000

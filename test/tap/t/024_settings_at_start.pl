@@ -50,6 +50,7 @@ my @cases = (
 	[ 'crid.snowflake_sequence_bits = 99',  'crid.snowflake_sequence_bits', [ 1, 22 ],      'crid.snowflake_sequence_bits = 10' ],
 	[ 'crid.timestamp_bits = 99',           'crid.timestamp_bits', [ 28, 40 ],              'crid.timestamp_bits = 32' ],
 	[ 'crid.block_size = 0',                'crid.block_size', [ 1, 2147483647 ],           'crid.block_size = 5000' ],
+	[ 'crid.max_blocks_per_second = 5000',  'crid.max_blocks_per_second', [ 0, 1000 ],      'crid.max_blocks_per_second = 8' ],
 	[ q{crid.node_lease_ttl = '999999999'}, 'crid.node_lease_ttl', [ 1000, 3600000 ],       q{crid.node_lease_ttl = '45s'} ],
 	[ q{crid.node_lease_ttl = '1h1s'},      'crid.node_lease_ttl', [ 1000, 3600000 ],       q{crid.node_lease_ttl = '1h'} ],
 	[ q{crid.registry_timeout = '1 parsec'}, 'crid.registry_timeout', [ 100, 3600000 ],     q{crid.registry_timeout = '100ms'} ],
