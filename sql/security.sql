@@ -79,3 +79,16 @@ SELECT has_function_privilege('pg_monitor', 'crid_registry_status()', 'EXECUTE')
 SELECT fn FROM crid_functions f JOIN pg_proc p USING (oid) JOIN pg_language l ON l.oid = p.prolang
  WHERE l.lanname IN ('plpgsql', 'sql') AND f.proconfig IS NULL
  ORDER BY 1;
+
+-- The guard of the lease table rules on crid's own lease table only: attached
+-- to another table with the same columns, it refuses (42809) and writes
+-- nothing to the ledger.
+CREATE TABLE lookalike_leases (LIKE crid_node_leases);
+CREATE TRIGGER lookalike_guard BEFORE INSERT ON lookalike_leases
+    FOR EACH ROW EXECUTE FUNCTION crid_node_lease_guard();
+SELECT regress.sqlstate_of($$INSERT INTO lookalike_leases (node, holder, token, kind, lease_until, renewed_at,
+                                                            high_water_ms)
+                              VALUES (16001, 'h', 't', 'lease', now() + interval '1 min', now(), 0)$$)
+           AS guard_on_another_table,
+       NOT EXISTS (SELECT FROM crid_node_lease_ledger WHERE node = 16001) AS ledger_untouched;
+DROP TABLE lookalike_leases;

@@ -41,6 +41,14 @@ DECLARE
     seen timestamptz;
     at timestamptz;
 BEGIN
+    -- Crid's own lease table only: on another table (a role with EXECUTE on
+    -- this function could attach it to one of its own) NEW's columns are
+    -- whatever that role made them.
+    IF TG_RELID OPERATOR(pg_catalog.<>) '@extschema@.crid_node_leases'::pg_catalog.regclass::pg_catalog.oid
+       OR TG_WHEN OPERATOR(pg_catalog.<>) 'BEFORE' OR TG_LEVEL OPERATOR(pg_catalog.<>) 'ROW' THEN
+        RAISE EXCEPTION 'crid_node_lease_guard: a BEFORE ROW trigger of crid_node_leases only, not of %',
+            TG_RELID::pg_catalog.regclass USING ERRCODE = '42809';
+    END IF;
     IF TG_OP = 'UPDATE' AND OLD.token = NEW.token THEN
         RETURN NEW;  -- its holder's own row
     END IF;
