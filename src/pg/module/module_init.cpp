@@ -12,6 +12,7 @@
 #include "marks/high_water_keeper.hpp"
 #include "marks/high_water_wal.hpp"
 #include "module/shared_memory.hpp"
+#include "snowflake/node_fence.hpp"
 #include "snowflake/snowflake_settings.hpp"
 #include "queries_by_time/time_predicates.hpp"
 #include "uuidv7/uuidv7_source.hpp"
@@ -55,6 +56,7 @@ void _PG_init(void) {
         crid::pg::registry::validate_at_start();
         crid::pg::install_shared_memory_hooks();
         crid::pg::crid_ids::set_timeout_explainer(crid::pg::worker::explain_timeout);
+        crid::pg::snowflake::set_text_filter(crid::pg::registry::for_caller);
         // pg_upgrade's servers (binary upgrade mode) restore catalogs and
         // set the WAL level; crid's workers would reserve blocks and take
         // node leases there, in a cluster without its mark files yet.

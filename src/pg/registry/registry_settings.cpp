@@ -8,6 +8,13 @@
 
 #include "libpq-fe.h"
 
+extern "C" {
+#include "access/xact.h"
+#include "catalog/pg_authid.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+}
+
 #include <cstdio>
 
 namespace crid::pg::registry {
@@ -111,11 +118,27 @@ const char *shown() {
 
 const char *registry_name() {
     static char name[600];
-    if (remote())
+    if (remote() && !may_see_registry())
+        std::snprintf(name, sizeof name, "the registry crid.registry names");
+    else if (remote())
         std::snprintf(name, sizeof name, "the registry at %s", shown());
     else
         std::snprintf(name, sizeof name, "database \"%s\"", registry_database());
     return name;
+}
+
+bool may_see_registry() {
+    if (!remote() || MyBackendType != B_BACKEND)
+        return true;
+    // Outside a transaction the catalog cannot say: show nothing.
+    return IsTransactionState() && has_privs_of_role(GetUserId(), ROLE_PG_MONITOR);
+}
+
+void for_caller(char *text, size_t size) {
+    if (text[0] && !may_see_registry())
+        std::snprintf(text, size, "%s",
+                      "the worker's last error is in the server log and, for members of pg_monitor, in "
+                      "crid_registry_status()");
 }
 
 const char *registry_database() { return database_text; }

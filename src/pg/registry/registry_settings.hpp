@@ -30,8 +30,22 @@ const char *conninfo();
 const char *shown();
 
 // The registry in messages, in any process: `the registry at host=...` for
-// a remote one, `database "postgres"` for crid.registry_database.
+// a remote one, `database "postgres"` for crid.registry_database. To a
+// backend whose role may not see where the registry is (may_see_registry),
+// `the registry crid.registry names`.
 const char *registry_name();
+
+// True when this process may see where a remote registry is and what the
+// worker last met there: crid's own processes, and backends of superusers
+// and members of pg_monitor. crid.registry names a host and a user, which
+// PostgreSQL hides from other roles as it hides a subscription's
+// connection string; crid_registry_status() is pg_monitor's.
+bool may_see_registry();
+
+// Replaces a text of the worker's (its last failure, which may quote the
+// host and the user) with where to read it, for a backend that may not see
+// the registry; leaves it as it is otherwise.
+void for_caller(char *text, size_t size);
 
 // crid.registry_database: the local registry's database (and, with a
 // remote registry, the database the worker's own session uses).

@@ -54,6 +54,12 @@ void startup_fence(bool fenced) {
     std::memcpy(state->token, postmaster_token, sizeof state->token);
 }
 
+namespace {
+TextFilter text_filter = nullptr; // set once at load, before any backend starts
+} // namespace
+
+void set_text_filter(TextFilter filter) { text_filter = filter; }
+
 void raise_not_held(int64_t node) {
     NodeFence *s = fence();
     char refused[sizeof s->refused], failure[sizeof s->failure], waiting[sizeof s->waiting];
@@ -63,6 +69,8 @@ void raise_not_held(int64_t node) {
     std::memcpy(waiting, s->waiting, sizeof waiting);
     int64_t ttl = s->ttl_ms;
     SpinLockRelease(&s->lock);
+    if (text_filter)
+        text_filter(failure, sizeof failure);
     if (waiting[0] && !held(s, node))
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("snowflake node %lld is not minted on by this server yet", static_cast<long long>(node)),
@@ -110,6 +118,8 @@ int leased_node_or_error() {
         std::memcpy(failure, s->failure, sizeof failure);
         std::memcpy(waiting, s->waiting, sizeof waiting);
         SpinLockRelease(&s->lock);
+        if (text_filter)
+            text_filter(failure, sizeof failure);
     }
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("crid.node_id is 'lease' and this server holds no node lease"),

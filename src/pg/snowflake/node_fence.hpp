@@ -70,4 +70,10 @@ inline void check_minted(int64_t node) {
 // crid.node_id = 'lease': the node held, or ERROR 55000 saying why none is.
 int leased_node_or_error();
 
+// What a backend's error may quote of the worker's last failure, which may
+// name the registry's host and user: the registry's room, which knows who
+// may see them, sets the filter at load; without one the text stays.
+using TextFilter = void (*)(char *text, size_t size);
+void set_text_filter(TextFilter filter);
+
 } // namespace crid::pg::snowflake

@@ -110,6 +110,7 @@ const char *state_name(WorkerState state) { return text_of(state).name; }
 void explain_timeout(char *why, size_t why_size, char *detail, size_t detail_size, char *hint, size_t hint_size) {
     StateNow now = state_now();
     std::snprintf(detail, detail_size, "%s", now.detail);
+    registry::for_caller(detail, detail_size);
     bool is_remote = remote();
     uint64 started = pg_atomic_read_u64(&status()->round_started_ns);
     int64_t round_ms = started ? (core::monotonic_ns() - int64_t(started)) / core::ns_per_ms : 0;

@@ -127,6 +127,22 @@ ok( $a->poll_query_until(
 ($ret, $out, $err) = $a->psql('postgres', 'SELECT snowflake_next()');
 like($err, qr/snowflake node 5 is not held by this server.*DETAIL:  Its worker could not take the lease: .*password authentication failed/s,
 	'no snowflake id either: node 5 is not registered, and the detail says why');
+# An ordinary role is told what is wrong, not where the registry is nor what
+# its server answered (docs/security.md): PostgreSQL hides a subscription's
+# connection string from such roles too.
+$a->safe_psql('postgres', 'CREATE ROLE plain_app LOGIN');
+($ret, $out, $err) = $a->psql('postgres', "SET crid.allocation_timeout = '1s'; SELECT crid_next()",
+	extra_params => [ '-U', 'plain_app' ]);
+like($err, qr/cannot reach the registry crid\.registry names/, 'to an ordinary role, crid_next() names the setting');
+unlike($err, qr/host=|crid_fleet|password authentication/, '... not the host, the user or the server\'s answer');
+($ret, $out, $err) = $a->psql('postgres', 'SELECT snowflake_next()', extra_params => [ '-U', 'plain_app' ]);
+unlike($err, qr/host=|crid_fleet|password authentication/, '... nor does snowflake_next()');
+($ret, $out, $err) = $a->psql('postgres', '\set VERBOSITY verbose
+SELECT * FROM crid_registry_status()', extra_params => [ '-U', 'plain_app' ]);
+like($err, qr/ERROR:\s+42501:/, 'crid_registry_status() is not an ordinary role\'s (42501)');
+$a->safe_psql('postgres', 'GRANT pg_monitor TO plain_app');
+like($a->safe_psql('postgres', 'SELECT detail FROM crid_registry_status()', extra_params => [ '-U', 'plain_app' ]),
+	qr/password authentication failed/, '... and pg_monitor\'s, with the worker\'s last error');
 $write_password->('right horse battery');
 ok($a->poll_query_until('postgres', 'SELECT crid_next() > 0'), 'the right password in the passfile: crid_next() works');
 ok($a->poll_query_until('postgres', 'SELECT snowflake_next() > 0 AND snowflake_next(6) > 0'),
