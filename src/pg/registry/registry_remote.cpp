@@ -282,8 +282,18 @@ bool RemoteSession::exchange(Statement *statements, int count, bool begin, bool 
     bool failed = false, committed = !commit;
     for (;;) {
         PGresult *r = nullptr;
-        if (!next_result(r, until, failure))
+        Failure loss;
+        if (!next_result(r, until, loss)) {
+            // An error the registry (or a pooler) sent before the connection
+            // went says more than the loss itself.
+            if (failed) {
+                failure.lost = loss.lost;
+                failure.timeout = loss.timeout;
+            } else {
+                failure = loss;
+            }
             return false;
+        }
         if (!r) {
             ++index;
             continue;
