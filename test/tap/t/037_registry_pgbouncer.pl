@@ -5,7 +5,9 @@
 # another Go client. pgbouncer is restarted, then the registry behind it
 # fails over to its streaming standby (the primary stopped hard, replication
 # asynchronous, pgbouncer pointed at the promoted standby and reloaded).
-# Every id is tallied: none is served twice. Then, in transaction pooling,
+# Every id is tallied: none is served twice; afterwards every worker
+# serves again, each member on a node of its own whose live lease row the
+# promoted registry holds. Then, in transaction pooling,
 # settings another client leaves on the pooled server connection
 # (read-only, a search_path) change nothing the workers run; a standby
 # behind pgbouncer takes no reservation, though target_session_attrs =
