@@ -65,6 +65,10 @@ ok 1 - the only one
 Dubious, test returned 255 (wstat 65280, 0xff00)
 LOG
 check "prove -v: 4 passed, 1 failed, 2 skipped, 3 plans" test "$(tap_counts "$scratch/prove.log")" = "4 1 2 3"
+# The digest above a summary names what failed, each with its source.
+check "what failed: TAP's failure and the file that died, by file; pg_regress's by log" test \
+    "$(failure_lines "$scratch/prove.log" "$scratch/regress15.log" | tr '\n' '|')" = \
+    "001_a.pl: not ok 3 - third|004_d.pl: Dubious, test returned 255 (wstat 65280, 0xff00)|regress15.log:      snowflake                    ... FAILED      428 ms|regress15.log: test uuidv7                       ... failed (ignored)      599 ms|"
 
 # A suite that reported fewer results than it has tests fails by as many
 # (suite_line prints the failures, then the summary line).

@@ -102,3 +102,22 @@ package_counts() { # log status
     [ $((p + f)) -ge "$expected" ] || f=$((expected - p))
     echo "$p $f"
 }
+
+# The lines of logs that name a failure, each after its source, for the
+# digest before a summary: a CI record keeps only the end of a long run, and
+# a count alone does not say what to look at. TAP's "not ok" lines carry the
+# file they came from (prove -v heads each file's lines with its name), and
+# so does prove's word on a file that died;
+# pg_regress's FAILED lines, core's FAILED cases, the check scripts' "not ok
+# - " lines and clang-format's "not formatted" come as they are.
+#   failure_lines LOG...
+failure_lines() {
+    awk '
+        FNR == 1 { file = FILENAME; sub(/.*\//, "", file); tap = "" }
+        match($0, /t\/[0-9A-Za-z_]+\.pl/) && !/^(not )?ok/ { tap = substr($0, RSTART + 2, RLENGTH - 2) }
+        /^not ok [0-9]+/ && !/# *TODO/ { print (tap != "" ? tap : file) ": " $0; next }
+        /^Dubious, / { print (tap != "" ? tap : file) ": " $0; next }
+        /^not ok - / { print file ": " $0; next }
+        /\.\.\. (FAILED|failed)( |$)/ { print file ": " $0; next }
+        /^FAILED  / || /^not formatted: / { print file ": " $0 }' "$@" 2>/dev/null
+}

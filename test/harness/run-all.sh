@@ -268,6 +268,14 @@ fi
 grep -E '^(ok [0-9]+.*# *skip|1\.\.0 *# *SKIP)' "$WORK/tap.log" || true
 record tap "$p" "$f" "$s" "" "$note" $((tap_end - began[tap]))
 
+# What failed, by name, just above the counts (failure_lines): the end of
+# the log is what a CI record keeps.
+if [ "$total_failed" != 0 ]; then
+    echo
+    echo "what failed:"
+    mapfile -t logs < <(find "$WORK" -maxdepth 2 -name '*.log' | sort)
+    failure_lines "${logs[@]}" | head -n 60 | sed 's/^/failed: /' || true
+fi
 echo
 printf '%s\n' "${summary[@]}"
 echo "$(($(date +%s) - started_at))s in all"

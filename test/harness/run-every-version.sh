@@ -70,6 +70,17 @@ for v in "${majors[@]}"; do
     add_closing "pg$v" "$results/pg$v.log" "$status" $(($(date +%s) - t))
 done
 
+# Every part's "failed: " digest (run-all.sh), named by its part, above the
+# summary: a CI record keeps only the end of this long run.
+if [ "$failed" != 0 ]; then
+    echo
+    echo "what failed:"
+    for part in "$results"/host.log "$results"/pg*.log "$results"/package-15.log; do
+        [ -f "$part" ] || continue
+        name=$(basename "$part" .log)
+        grep -E '^(failed: |not ok - )' "$part" | sed "s/^/$name: /" | head -n 40 || true
+    done
+fi
 echo
 printf '%s\n' "${lines[@]}"
 echo "logs in $results; $(($(date +%s) - t_all))s in all"

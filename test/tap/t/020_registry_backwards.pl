@@ -16,9 +16,15 @@ use IPC::Run;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-# A frozen wall clock a little after now; monotonic clocks (latch timeouts)
-# run. advance() moves it on by whole seconds.
-my $frozen = time + 5;
+# A frozen wall clock half an hour after now; monotonic clocks (latch
+# timeouts) run. advance() moves it on by whole seconds. Half an hour, not a
+# few seconds: on PostgreSQL 15 the postmaster restarts the block reserver
+# under the fake clock only while that clock is ahead of the real one by the
+# worker's restart interval (fake_clock_for_workers), and on a loaded
+# machine the real clock caught up with one 5 s ahead before the first
+# restart, so the reserver came back a minute later on the real clock and
+# its blocks spread over two seconds.
+my $frozen = time + 1800;
 sub frozen_at
 {
 	my @t = gmtime($frozen);
