@@ -397,6 +397,7 @@ INSERT INTO regress.bad_input VALUES
 ('crid_registry_table()', '{}', 'ok'),
 -- A fleet on one registry: no arguments to get wrong
 ('crid_registry_status()', '{}', 'ok'),
+('crid_registry_clock()', '{}', 'ok'),
 -- Ids for past times, crid: NULL is 22004, a count or sequence outside the
 -- second 22003, a time outside the layout 22008, an evicted second 55000
 -- (sql/crid_backfill.sql). sql/crid.sql evicted all but the last 2 days, so

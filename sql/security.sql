@@ -47,6 +47,7 @@ WITH reviewed(fn, who) AS (VALUES
     ('crid_registry_upsert(regclass,bigint,bigint,bigint)', 'a fleet''s role'),
     ('crid_registry_guard()', 'owners of tables that are to be registry tables'),
     ('crid_registry_status()', 'pg_monitor'),
+    ('crid_registry_clock()', 'pg_monitor'),
     ('crid_registry_identity(regclass)', 'crid'),
     ('crid_registry_newest(regclass)', 'crid'),
     ('crid_registry_next_seq(regclass,bigint)', 'crid'),
@@ -70,7 +71,8 @@ SELECT coalesce(f.fn, r.fn) AS function, r.who, f.fn IS NOT NULL AS not_public
  ORDER BY 1;
 
 -- pg_monitor reads where the registry is; nobody else but superusers.
-SELECT has_function_privilege('pg_monitor', 'crid_registry_status()', 'EXECUTE') AS pg_monitor_may;
+SELECT has_function_privilege('pg_monitor', 'crid_registry_status()', 'EXECUTE') AS pg_monitor_may,
+       has_function_privilege('pg_monitor', 'crid_registry_clock()', 'EXECUTE') AS pg_monitor_may_clock;
 
 -- Every PL/pgSQL or SQL function of crid that pins no search_path with a SET
 -- clause: list them, so one that ought to pin it is seen. crid_backfill, a

@@ -13,6 +13,8 @@ DECLARE
     r record;
     stats jsonb;
     st record;
+    clock record;
+    skew_needed bigint;
     remote boolean;
     node_setting text;
     registry_table regclass;
@@ -213,6 +215,39 @@ BEGIN
                         'server; then restart. Otherwise start the registry server, or let its host be reached'
                    ELSE 'ALTER SYSTEM SET crid.registry_database = ''...''; -- then restart the server' END
                END;
+        RETURN NEXT;
+    END IF;
+
+    -- This server's clock against the registry's, as the block reserver
+    -- measured it at its last reservation: more than half the skew the fleet
+    -- allows, even allowing for the measurement's own uncertainty. A member
+    -- ahead reserves crid blocks by the registry's clock, but mints snowflake
+    -- and UUIDv7 ids by its own, and the next holder of a node it leaves
+    -- starts above them.
+    SELECT c.* INTO clock FROM @extschema@.crid_registry_clock() c;
+    IF clock.offset_ms IS NOT NULL AND abs(clock.offset_ms) - clock.uncertainty_ms > clock.max_skew_ms / 2.0 THEN
+        problem := 'clock_skew';
+        object := 'clock';
+        detail := format('this server''s clock is %s ms %s the clock of %s (measured to within %s ms at a block '
+                         'reservation %s s ago), %s the %s ms of skew the fleet allows (max_skew_ms of %s there): %s',
+                         abs(clock.offset_ms), CASE WHEN clock.offset_ms < 0 THEN 'ahead of' ELSE 'behind' END,
+                         st.registry, clock.uncertainty_ms,
+                         round(extract(epoch FROM pg_catalog.clock_timestamp() - clock.measured_at)),
+                         CASE WHEN abs(clock.offset_ms) - clock.uncertainty_ms > clock.max_skew_ms
+                              THEN 'more than' ELSE 'over half of' END,
+                         clock.max_skew_ms, coalesce(clock.state_table, 'crid_registry_state'),
+                         CASE WHEN clock.offset_ms < 0
+                              THEN 'snowflake and UUIDv7 ids minted here run that far ahead of the fleet''s, and '
+                                   'the next server to hold a snowflake node this one leaves must mint above them'
+                              ELSE 'ids minted here name times that far in the past of the fleet''s' END);
+        -- Enough skew that this offset is at most half of it.
+        skew_needed := ceil((abs(clock.offset_ms) + clock.uncertainty_ms) * 2 / 1000.0) * 1000;
+        fix := CASE WHEN skew_needed <= 60000 AND clock.state_table IS NOT NULL
+                    THEN format('UPDATE %s SET max_skew_ms = %s WHERE registry = %L; -- on the registry server, '
+                                'at the price of a longer pause after the registry changes; or better, ',
+                                clock.state_table, skew_needed, clock.registry_table)
+                    ELSE '-- ' END
+               || 'sync the clocks of this server and of the registry''s hosts with NTP (chronyc makestep)';
         RETURN NEXT;
     END IF;
 

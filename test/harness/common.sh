@@ -20,6 +20,8 @@ CRID_PACKAGES+=(postgresql-15-plproxy)
 # A fleet on one registry: the worker links libpq; TAP 036 runs the registry
 # highly available under pg_auto_failover.
 CRID_PACKAGES+=(libpq-dev postgresql-15-auto-failover pg-auto-failover-cli)
+# TAP 037 runs the registry behind pgbouncer.
+CRID_PACKAGES+=(pgbouncer)
 # Multi-writer replication on 15 (TAP 040-042): pglogical, since PostgreSQL's
 # own subscriptions have origin = none only from 16 on.
 CRID_PACKAGES+=(postgresql-15-pglogical)

@@ -66,9 +66,9 @@ esac
 # CRID_PACKAGES, less what only the host runs: sanitizers, fuzzing, format).
 # postgresql-contrib is not listed: since PostgreSQL 10 the contrib modules
 # are part of postgresql-<v>. procps gives `ps` (TAP 031), iproute2 brings
-# up the private loopback.
+# up the private loopback, pgbouncer stands before the registry in TAP 037.
 PACKAGES=(postgresql-"$PG" postgresql-server-dev-"$PG" libboost-dev g++ make libpq-dev
-          perl libipc-run-perl libfaketime procps iproute2 "$CLANG_FORMAT"
+          perl libipc-run-perl libfaketime procps iproute2 pgbouncer "$CLANG_FORMAT"
           # packaging: pg_buildext builds postgresql-<v>-crid in the root;
           # dpkg-buildpackage refuses to start without build-essential
           build-essential postgresql-server-dev-all debhelper dpkg-dev fakeroot git unzip)

@@ -11,7 +11,7 @@ namespace {
 struct Pin {
     const char *name;
     const char *value;
-    bool remote; // also pinned on a remote registry
+    bool remote; // also pinned on a remote registry, for each transaction
 };
 
 constexpr Pin pins[] = {
@@ -21,9 +21,10 @@ constexpr Pin pins[] = {
     // lost in a crash would hand the same block out again.
     {"synchronous_commit", "on", true},
     // Neither read-only transactions, nor timeouts, nor serialization
-    // failures, nor replication-role tricks may stop reservations.
-    {"default_transaction_read_only", "off", true},
-    {"default_transaction_isolation", "read committed", true},
+    // failures, nor replication-role tricks may stop reservations. (A remote
+    // transaction says its isolation and read-write mode in its BEGIN.)
+    {"default_transaction_read_only", "off", false},
+    {"default_transaction_isolation", "read committed", false},
     {"default_transaction_deferrable", "off", false},
     {"statement_timeout", "0", true},
     {"lock_timeout", "0", true},
@@ -46,6 +47,8 @@ void pin_local_settings() {
         SetConfigOption(pin.name, pin.value, PGC_SUSET, PGC_S_OVERRIDE);
 }
 
+const char *remote_begin_sql() { return "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE"; }
+
 const char *remote_pin_sql() {
     if (remote_sql[0])
         return remote_sql;
@@ -54,8 +57,8 @@ const char *remote_pin_sql() {
     for (const Pin &pin : pins) {
         if (!pin.remote)
             continue;
-        int n = std::snprintf(remote_sql + used, sizeof remote_sql - used,
-                              "%s pg_catalog.set_config('%s', '%s', false)", first ? "" : ",", pin.name, pin.value);
+        int n = std::snprintf(remote_sql + used, sizeof remote_sql - used, "%s pg_catalog.set_config('%s', '%s', true)",
+                              first ? "" : ",", pin.name, pin.value);
         used += n > 0 ? size_t(n) : 0;
         first = false;
     }

@@ -116,6 +116,7 @@ Found locate_check(Session &session, Location &out, const char *schema, bool ext
         return Found::outdated;
     }
     qualified(out.check, sizeof out.check, schema, "crid_registry_check");
+    qualified(out.state, sizeof out.state, schema, "crid_registry_state");
     qualified(out.reserve, sizeof out.reserve, schema, "crid_registry_reserve");
     qualified(out.next_seq, sizeof out.next_seq, schema, "crid_registry_next_seq");
     qualified(out.take, sizeof out.take, schema, "crid_node_lease_take");

@@ -17,6 +17,7 @@ struct Location {
     char leases[2 * (2 * NAMEDATALEN + 2) + 2] = "";   // crid_node_leases
     char take[2 * (2 * NAMEDATALEN + 2) + 2] = "";     // crid_node_lease_take, a leasing server's acquisition
     char check[2 * (2 * NAMEDATALEN + 2) + 2] = "";    // crid_registry_check, the continuity check
+    char state[2 * (2 * NAMEDATALEN + 2) + 2] = "";    // crid_registry_state, what the check keeps
     char reserve[2 * (2 * NAMEDATALEN + 2) + 2] = "";  // crid_registry_reserve, the one reservation
     char next_seq[2 * (2 * NAMEDATALEN + 2) + 2] = ""; // crid_registry_next_seq (the extension's only)
     char shown[2 * NAMEDATALEN + 2] = "";              // the table for messages: schema.table

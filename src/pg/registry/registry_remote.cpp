@@ -10,6 +10,14 @@
 // the COMMIT answered COMMIT; anything else (an error, a ROLLBACK, a
 // timeout, a lost connection) leaves what the batch reserved unused: a gap,
 // never a repeat.
+//
+// A connection pooler may stand between (pgbouncer, in transaction or
+// session mode): the worker keeps nothing on the server connection between
+// its transactions. Settings are pinned inside each one (pinned_settings.hpp),
+// statements are unnamed, and every check of the registry (its identity,
+// timeline, clock) is computed by the statements themselves, so a
+// transaction that lands on another server connection, or on a promoted
+// standby behind the pooler, is judged as it runs.
 #include "registry/registry_session.hpp"
 
 #include "common/pg_compat.hpp"
@@ -88,10 +96,23 @@ void copy_message(char *out, size_t size, const char *message) {
         out[--n] = '\0';
 }
 
+// pgbouncer in statement mode ends a client whose transaction outlives one
+// round trip (a node lease round's does); its message alone does not say
+// what crid needs instead.
+void explain_pool_mode(Failure &failure) {
+    if (!std::strstr(failure.message, "statement pooling mode"))
+        return;
+    size_t n = std::strlen(failure.message);
+    std::snprintf(failure.message + n, sizeof failure.message - n, "%s",
+                  "; crid's worker holds transactions across round trips: give crid.registry a pgbouncer "
+                  "database with pool_mode = transaction or session");
+}
+
 void RemoteSession::lost(Failure &failure, const char *what) {
     char message[400];
     copy_message(message, sizeof message, conn_ ? PQerrorMessage(conn_) : "");
     set_failure(failure, ERRCODE_CONNECTION_FAILURE, "%s %s%s%s", what, name(), message[0] ? ": " : "", message);
+    explain_pool_mode(failure);
     failure.lost = true;
     drop();
 }
@@ -169,10 +190,6 @@ bool RemoteSession::connect(Failure &failure) {
         lost(failure, "cannot use pipeline mode with");
         return false;
     }
-    Statement setup;
-    setup.sql = remote_pin_sql();
-    if (!exchange(&setup, 1, false, false, failure))
-        return false;
     if (session_hooks().remote_connection)
         session_hooks().remote_connection(true);
     return true;
@@ -218,6 +235,7 @@ void record_error(PGresult *r, const char *registry, Failure &failure) {
     int code = state && std::strlen(state) == 5 ? MAKE_SQLSTATE(state[0], state[1], state[2], state[3], state[4])
                                                 : ERRCODE_CONNECTION_FAILURE;
     set_failure(failure, code, "%s (in %s)", primary ? primary : PQresultErrorMessage(r), registry);
+    explain_pool_mode(failure);
 }
 
 // A statement's result: its row count, and its rows into its sink.
@@ -234,12 +252,16 @@ void deliver_rows(Statement &s, PGresult *r, ExecStatusType status) {
     }
 }
 
-// Sends [BEGIN,] the statements [, COMMIT] and a Sync.
+// Statements a batch sends before its own when it begins a transaction:
+// the BEGIN and the pins.
+constexpr int begin_statements = 2;
+
+// Sends [BEGIN, the pins,] the statements [, COMMIT] and a Sync.
 bool RemoteSession::send_batch(Statement *statements, int count, bool begin, bool commit, Failure &failure) {
     auto send = [&](const char *sql, int nparams, const char *const *params) {
         return PQsendQueryParams(conn_, sql, nparams, nullptr, params, nullptr, nullptr, 0) == 1;
     };
-    bool sent = !begin || send("BEGIN", 0, nullptr);
+    bool sent = !begin || (send(remote_begin_sql(), 0, nullptr) && send(remote_pin_sql(), 0, nullptr));
     for (int i = 0; sent && i < count; ++i)
         sent = send(statements[i].sql, statements[i].nparams, statements[i].params);
     sent = sent && (!commit || send("COMMIT", 0, nullptr)) && PQpipelineSync(conn_) == 1;
@@ -255,13 +277,23 @@ bool RemoteSession::exchange(Statement *statements, int count, bool begin, bool 
     if (!send_batch(statements, count, begin, commit, failure) || !flush(until, failure))
         return false;
     // Results arrive per query (each ended by a null result), then the Sync.
-    int first_statement = begin ? 1 : 0, last = first_statement + count + (commit ? 1 : 0);
+    int first_statement = begin ? begin_statements : 0, last = first_statement + count + (commit ? 1 : 0);
     int index = 0;
     bool failed = false, committed = !commit;
     for (;;) {
         PGresult *r = nullptr;
-        if (!next_result(r, until, failure))
+        Failure loss;
+        if (!next_result(r, until, loss)) {
+            // An error the registry (or a pooler) sent before the connection
+            // went says more than the loss itself.
+            if (failed) {
+                failure.lost = loss.lost;
+                failure.timeout = loss.timeout;
+            } else {
+                failure = loss;
+            }
             return false;
+        }
         if (!r) {
             ++index;
             continue;
@@ -287,8 +319,13 @@ bool RemoteSession::exchange(Statement *statements, int count, bool begin, bool 
         set_failure(failure, ERRCODE_TRANSACTION_ROLLBACK, "%s rolled the transaction back", name());
         failed = true;
     }
-    if (failed)
+    if (failed) {
         roll_back_after_failure();
+        // A standby refuses the BEGIN: connect again, for libpq's
+        // target_session_attrs (or a pooler's new target) to find the primary.
+        if (failure.sqlstate == ERRCODE_READ_ONLY_SQL_TRANSACTION)
+            drop();
+    }
     return !failed;
 }
 

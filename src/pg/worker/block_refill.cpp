@@ -405,6 +405,8 @@ void learn(const Answer &a) {
     known.viewed = true;
     known.view = a.view;
     known.offset_ms = ids::clock_offset_ms(a.view.now_unix_ms, a.sent_unix_ms, a.received_unix_ms);
+    note_registry_clock(known.offset_ms, (a.received_unix_ms - a.sent_unix_ms + 1) / 2, a.view.skew_ms,
+                        a.received_unix_ms);
     bool changed = a.registry_changed || (!first && std::strcmp(known.identity, a.identity) != 0);
     std::snprintf(known.identity, sizeof known.identity, "%s", a.identity);
     if (!changed)

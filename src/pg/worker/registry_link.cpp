@@ -28,6 +28,7 @@ const Location *located(Stop &stop) {
     switch (registry::locate(session(), location, stop.why)) {
     case Found::ok:
         location_known = true;
+        note_registry_names(location.table, location.state);
         return &location;
     case Found::no_extension:
         stop = Stop{WorkerState::no_extension, stop.why, false};

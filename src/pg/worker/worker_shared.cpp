@@ -75,6 +75,32 @@ void report(WorkerState state, int sqlstate, const char *detail) {
                             "when the cause changes.")));
 }
 
+void note_registry_clock(int64 offset_ms, int64 uncertainty_ms, int64 max_skew_ms, int64 measured_unix_ms) {
+    SpinLockAcquire(&shared->lock);
+    RegistryClock &c = shared->clock;
+    c.measured = true;
+    c.offset_ms = offset_ms;
+    c.uncertainty_ms = uncertainty_ms < 0 ? 0 : uncertainty_ms; // this server's clock stepped meanwhile
+    c.max_skew_ms = max_skew_ms;
+    c.measured_unix_ms = measured_unix_ms;
+    SpinLockRelease(&shared->lock);
+}
+
+void note_registry_names(const char *registry_table, const char *state_table) {
+    SpinLockAcquire(&shared->lock);
+    RegistryClock &c = shared->clock;
+    std::snprintf(c.registry_table, sizeof c.registry_table, "%s", registry_table);
+    std::snprintf(c.state_table, sizeof c.state_table, "%s", state_table);
+    SpinLockRelease(&shared->lock);
+}
+
+RegistryClock registry_clock() {
+    SpinLockAcquire(&shared->lock);
+    RegistryClock c = shared->clock;
+    SpinLockRelease(&shared->lock);
+    return c;
+}
+
 void add_stats(StatsRows &rows) {
     rows.add("crid", -1, "registry_commits", pg_atomic_read_u64(&shared->commits));
     rows.add("crid", -1, "registry_failures", pg_atomic_read_u64(&shared->failures));

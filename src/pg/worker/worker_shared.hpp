@@ -27,8 +27,20 @@ enum class WorkerState : int {
     serving,      // reserving blocks normally
 };
 
+// The registry's clock as the last reservation round measured it, and the
+// names crid_check() needs to write the fix of a member whose clock is off.
+struct RegistryClock {
+    bool measured = false;    // a round has measured it since the server started
+    int64 offset_ms = 0;      // the registry's clock minus this server's
+    int64 uncertainty_ms = 0; // half the round trip it was measured over
+    int64 max_skew_ms = 0;    // the skew the fleet allows (crid_registry_state.max_skew_ms)
+    int64 measured_unix_ms = 0;
+    char registry_table[2 * (2 * NAMEDATALEN + 2) + 2] = ""; // the state's key: the registry table, quoted
+    char state_table[2 * (2 * NAMEDATALEN + 2) + 2] = "";    // crid_registry_state there, quoted
+};
+
 struct WorkerStatus {
-    slock_t lock; // guards the fields up to database_missing
+    slock_t lock; // guards the fields up to clock
     WorkerState state;
     int worker_pid; // 0 while no worker process runs
     char detail[512];
@@ -37,6 +49,7 @@ struct WorkerStatus {
     // found no registry database.
     int worker_failures;
     bool database_missing;
+    RegistryClock clock;
 
     pg_atomic_uint64 failures; // failed registry transactions
     pg_atomic_uint64 commits;  // reservation transactions (one or more blocks each)
@@ -70,6 +83,13 @@ StateNow state_now();
 // may be null. set_state() records without logging.
 void report(WorkerState state, int sqlstate, const char *detail);
 void set_state(WorkerState state, const char *detail);
+
+// What a reservation round measured of the registry's clock (the worker's
+// block refill), and where its state table is (the worker's link, once it
+// found the registry). registry_clock() reads both together.
+void note_registry_clock(int64 offset_ms, int64 uncertainty_ms, int64 max_skew_ms, int64 measured_unix_ms);
+void note_registry_names(const char *registry_table, const char *state_table);
+RegistryClock registry_clock();
 
 // crid_stats() rows of the worker, in family crid: registry_commits,
 // registry_failures, registry_us_total / registry_us_max (time of a
