@@ -10,8 +10,11 @@
 //     second it reserved in last (when it moves to a new second),
 //     crid_registry_reserve, COMMIT; blocks of a fixed size or sized as the
 //     worker sizes them (core/crid_block_sizing.hpp, linked in);
-//   crid server, lease renewal (worker/lease_rounds.cpp): BEGIN, the
-//     renewal UPDATE of its node, COMMIT, every third of the TTL;
+//   crid server, node lease (worker/lease_rounds.cpp, lease mode): a round
+//     every third of the TTL, BEGIN, crid_node_lease_take when it holds no
+//     node (over the wanted nodes, --nodes, 0-16383 by default: a layout of
+//     14 node bits), the renewal UPDATE by its token, COMMIT; at the end it
+//     releases its node by its token, as the worker does at a planned exit;
 //   Go service (the crid library's Postgres registry): its plain upsert.
 //
 // The bench script checks that these are the very statements the real crid
@@ -27,12 +30,17 @@
 // their latency percentiles, errors, stalls, and the CPU time of the
 // registry's processes over the interval (from /proc: every process of the
 // postmaster's tree, exited children included), per 1,000 operations.
-// Every block a member got goes to --blocks, for the overlap checks.
+// Every block a member got goes to --blocks, for the overlap checks. The
+// members take their nodes before the first point, as a fleet that starts
+// together does, at most --take-concurrency rounds in flight; --takes gets
+// one line on those takes: takes a second (over the rounds that took),
+// probes per take (crid_node_lease_take's `probed`), their latency, and
+// whether every member holds a node of its own.
 //
 //   fleet_sim --conninfo 'host=... user=...' --schema public
 //             --table public.crid_allocations --leases public.crid_node_leases
-//             --pool 1000 [--go-every 10] [--node-base 0] [--primary-pid P]
-//             [--standby-pid S] [--blocks FILE]
+//             --pool 1000 [--go-every 10] [--nodes 0-16383] [--primary-pid P]
+//             [--standby-pid S] [--blocks FILE] [--takes FILE] [--take-concurrency 64]
 //             --point 'members=100 ids=20000 block=10000 ttl=30 warmup=3 seconds=10' ...
 // (block=auto sizes blocks as the worker does, with rate=R blocks a second.)
 #include "../../src/core/crid_block_sizing.hpp"
@@ -132,9 +140,10 @@ struct Options {
     std::string conninfo, schema = "public", table = "public.crid_allocations", leases = "public.crid_node_leases";
     int pool = 0;
     int go_every = 0;
-    int node_base = 0;
+    int first_node = 0, last_node = 16383;
     int primary_pid = 0, standby_pid = 0;
-    std::string blocks;
+    std::string blocks, takes;
+    int take_concurrency = 64;
     std::vector<Point> points;
 };
 
@@ -157,14 +166,20 @@ Options parse_options(int argc, char **argv) {
             o.pool = std::atoi(v.c_str());
         else if (a == "--go-every")
             o.go_every = std::atoi(v.c_str());
-        else if (a == "--node-base")
-            o.node_base = std::atoi(v.c_str());
-        else if (a == "--primary-pid")
+        else if (a == "--nodes") {
+            if (std::sscanf(v.c_str(), "%d-%d", &o.first_node, &o.last_node) != 2 || o.first_node < 0 ||
+                o.last_node < o.first_node || o.last_node > 65535)
+                die("--nodes is FIRST-LAST within 0-65535: " + v);
+        } else if (a == "--primary-pid")
             o.primary_pid = std::atoi(v.c_str());
         else if (a == "--standby-pid")
             o.standby_pid = std::atoi(v.c_str());
         else if (a == "--blocks")
             o.blocks = v;
+        else if (a == "--takes")
+            o.takes = v;
+        else if (a == "--take-concurrency")
+            o.take_concurrency = std::max(1, std::atoi(v.c_str()));
         else if (a == "--point")
             o.points.push_back(parse_point(v));
         else
@@ -192,7 +207,7 @@ constexpr const char *pin_sql = "SELECT pg_catalog.set_config('search_path', 'pg
                                 " pg_catalog.set_config('standard_conforming_strings', 'on', false)";
 
 struct Statements {
-    std::string check, row, reserve, renew, go;
+    std::string check, row, reserve, take, renew, release, go;
 };
 
 Statements statements(const Options &o) {
@@ -206,11 +221,17 @@ Statements statements(const Options &o) {
     s.reserve = "SELECT " + o.schema +
                 ".crid_registry_reserve($4::pg_catalog.regclass, $1::pg_catalog.int8, $2::pg_catalog.int8,"
                 " $3::pg_catalog.int8, $5::pg_catalog.int8)";
+    // The lease round's statements, as worker/lease_rounds.cpp writes them
+    // (take_one_sql, renew_sql, release_sql).
+    s.take = "SELECT t.node, t.raise_to, t.probed, t.live FROM " + o.schema +
+             ".crid_node_lease_take($1::pg_catalog.int4[], $2::pg_catalog.int4[],"
+             " $3::pg_catalog.text, $4::pg_catalog.text, $5::pg_catalog.int8, $6::pg_catalog.int8,"
+             " $7::pg_catalog.int8) t";
     s.renew = "UPDATE " + o.leases +
               " l SET lease_until = pg_catalog.now() OPERATOR(pg_catalog.+)"
               " ($6::pg_catalog.float8 OPERATOR(pg_catalog.*) '1 millisecond'::pg_catalog.interval),"
               " renewed_at = pg_catalog.now(), holder = $3,"
-              " high_water_ms = GREATEST(l.high_water_ms, $5::pg_catalog.int8)"
+              " high_water_ms = GREATEST(l.high_water_ms, $5::pg_catalog.int8), released_at = NULL"
               " WHERE l.token OPERATOR(pg_catalog.=) $4 AND EXISTS (SELECT FROM ROWS FROM"
               " (pg_catalog.unnest($1::pg_catalog.int4[]), pg_catalog.unnest($2::pg_catalog.int4[])) r(lo, hi)"
               " WHERE l.node OPERATOR(pg_catalog.>=) r.lo AND l.node OPERATOR(pg_catalog.<=) r.hi)"
@@ -218,6 +239,9 @@ Statements statements(const Options &o) {
               " 1000)::pg_catalog.int8,"
               " GREATEST(pg_catalog.ceil(pg_catalog.date_part('epoch', l.mint_from OPERATOR(pg_catalog.-)"
               " pg_catalog.now()) OPERATOR(pg_catalog.*) 1000), 0)::pg_catalog.int8";
+    s.release = "UPDATE " + o.leases +
+                " l SET lease_until = pg_catalog.now(), high_water_ms = $2::pg_catalog.int8,"
+                " released_at = pg_catalog.now() WHERE l.token OPERATOR(pg_catalog.=) $1";
     s.go = "INSERT INTO " + o.table +
            " AS t (ts, next_seq) VALUES ($1, $2) ON CONFLICT (ts) DO UPDATE SET next_seq = t.next_seq + $2"
            " RETURNING t.next_seq";
@@ -227,12 +251,13 @@ Statements statements(const Options &o) {
 // ---------------------------------------------------------------------------
 // Members.
 
-enum class Op { none, pin, reserve, renew, rollback };
+enum class Op { none, pin, reserve, renew, release, rollback };
 
 struct Member {
     int index = 0;
     bool go = false;
-    int node = 0;
+    int node = -1; // the node it holds, -1 none
+    char token[24] = "";
     PGconn *conn = nullptr;
     bool active = false;
 
@@ -263,7 +288,15 @@ struct Member {
     bool row_sent = false;
     int64_t got_end = -1, row_value = -2;
     int renewed = 0;
+    bool taking = false; // the round in flight takes a node first
+    int took = -1, probed = 0;
     uint64_t timer_seq = 0;
+};
+
+// The takes of crid_node_lease_take, over the whole run.
+struct Takes {
+    std::vector<int64_t> us;
+    int64_t takes = 0, rounds = 0, none = 0, errors = 0, probes = 0, max_probes = 0;
 };
 
 struct Counters {
@@ -273,6 +306,14 @@ struct Counters {
     std::map<int64_t, int64_t> sizes; // block size -> blocks
     void clear() { *this = Counters{}; }
 };
+
+int64_t percentile(std::vector<int64_t> &v, double q) {
+    if (v.empty())
+        return -1;
+    std::sort(v.begin(), v.end());
+    size_t i = size_t(q * double(v.size()));
+    return v[std::min(i, v.size() - 1)];
+}
 
 // ---------------------------------------------------------------------------
 // CPU of a postmaster's processes, from /proc.
@@ -339,8 +380,9 @@ class Fleet {
     Fleet(const Options &o) : o_(o), sql_(statements(o)), rng_(12345) {}
 
     void connect_all();
-    void register_leases();
+    void take_nodes();
     void run_point(const Point &p, bool header);
+    void release_nodes();
 
   private:
     void start_point(const Point &p);
@@ -350,6 +392,7 @@ class Fleet {
     void send_next(Member &m, int64_t now);
     void send_reserve(Member &m, int64_t now);
     void send_renew(Member &m, int64_t now);
+    void send_release(Member &m);
     void send_rollback(Member &m);
     void flush(Member &m);
     void on_readable(Member &m, int64_t now);
@@ -358,6 +401,7 @@ class Fleet {
     void finish_reserve(Member &m, int64_t now, int64_t latency);
     void log_block(const Member &m, int64_t start, int64_t size);
     void loop_until(int64_t end_us, bool record);
+    void settle();
     void print(const Point &p, double seconds, double primary_cpu, double standby_cpu, bool header);
 
     struct Timer {
@@ -374,6 +418,7 @@ class Fleet {
     std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
     std::mt19937_64 rng_;
     Counters c_;
+    Takes t_;
     bool recording_ = false;
     FILE *blocks_ = nullptr;
     Point point_;
@@ -391,12 +436,12 @@ void Fleet::connect_all() {
     }
     epoll_ = epoll_create1(0);
     members_.resize(size_t(o_.pool));
-    std::snprintf(token_prefix_, sizeof token_prefix_, "fleet_sim-%d-", int(getpid()));
+    std::snprintf(token_prefix_, sizeof token_prefix_, "sim%d-", int(getpid()));
     for (int i = 0; i < o_.pool; ++i) {
         Member &m = members_[size_t(i)];
         m.index = i;
         m.go = o_.go_every > 0 && i % o_.go_every == o_.go_every - 1;
-        m.node = o_.node_base + i;
+        std::snprintf(m.token, sizeof m.token, "%s%d", token_prefix_, i);
         m.conn = PQconnectdb(o_.conninfo.c_str());
         if (PQstatus(m.conn) != CONNECTION_OK)
             die("member " + std::to_string(i) + " cannot connect: " + PQerrorMessage(m.conn));
@@ -416,27 +461,120 @@ void Fleet::connect_all() {
         die("cannot write " + o_.blocks);
 }
 
-// Every simulated crid server holds its node: a lease row with its token,
-// made here once (a real server takes it with the worker's take statement;
-// only renewals are measured).
-void Fleet::register_leases() {
-    PGconn *c = PQconnectdb(o_.conninfo.c_str());
-    if (PQstatus(c) != CONNECTION_OK)
-        die(std::string("cannot connect: ") + PQerrorMessage(c));
-    std::string sql = "INSERT INTO " + o_.leases +
-                      " AS l (node, holder, token, kind, lease_until, renewed_at, high_water_ms, mint_from)"
-                      " SELECT n, 'fleet_sim member ' || n, $1 || n, 'static', now() + interval '1 hour', now(), 0,"
-                      " now() FROM generate_series($2::int, $3::int) n"
-                      " ON CONFLICT (node) DO UPDATE SET holder = EXCLUDED.holder, token = EXCLUDED.token,"
-                      " kind = EXCLUDED.kind, lease_until = EXCLUDED.lease_until, renewed_at = EXCLUDED.renewed_at,"
-                      " mint_from = EXCLUDED.mint_from";
-    std::string first = std::to_string(o_.node_base), last = std::to_string(o_.node_base + o_.pool - 1);
-    const char *params[] = {token_prefix_, first.c_str(), last.c_str()};
-    PGresult *r = PQexecParams(c, sql.c_str(), 3, nullptr, params, nullptr, nullptr, 0);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK)
-        die(std::string("cannot register the members' lease rows: ") + PQerrorMessage(c));
-    PQclear(r);
-    PQfinish(c);
+// Runs the event loop until no member has a batch in flight.
+void Fleet::settle() {
+    epoll_event events[256];
+    for (;;) {
+        bool busy = false;
+        for (const Member &m : members_)
+            busy |= m.op != Op::none;
+        if (!busy)
+            return;
+        int n = epoll_wait(epoll_, events, 256, 1000);
+        if (n < 0 && errno != EINTR)
+            die("epoll_wait failed");
+        int64_t now = mono_us();
+        for (int i = 0; i < n; ++i) {
+            Member &m = members_[events[i].data.u32];
+            if (events[i].events & EPOLLOUT)
+                flush(m);
+            if (events[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+                on_readable(m, now);
+        }
+    }
+}
+
+// Every simulated crid server takes its node at once, in its first lease
+// round (with the first point's TTL); a round that found no node is tried
+// again, as the worker's next round would.
+void Fleet::take_nodes() {
+    // The TTL of the first point with more than one member (the first is
+    // often one idle member).
+    double ttl_s = o_.points.front().ttl_s;
+    for (auto p = o_.points.rbegin(); p != o_.points.rend(); ++p)
+        if (p->members > 1)
+            ttl_s = p->ttl_s;
+    std::vector<int> takers;
+    for (Member &m : members_)
+        if (!m.go) {
+            m.ttl_ms = int64_t(ttl_s * 1000);
+            takers.push_back(m.index);
+        }
+    // Rounds of every member, at most --take-concurrency in flight, until
+    // one round in which every member renewed the node it holds (a node
+    // whose lease lapsed while others queued is taken again).
+    double seconds = 0;
+    epoll_event events[256];
+    for (int round = 0; round < 20; ++round) {
+        int64_t r0 = mono_us();
+        int64_t takes0 = t_.takes;
+        size_t next = 0;
+        for (;;) {
+            int inflight = 0;
+            for (int k : takers)
+                inflight += members_[size_t(k)].op != Op::none;
+            while (inflight < o_.take_concurrency && next < takers.size()) {
+                send_renew(members_[size_t(takers[next++])], mono_us());
+                ++inflight;
+            }
+            if (inflight == 0)
+                break;
+            int n = epoll_wait(epoll_, events, 256, 1000);
+            if (n < 0 && errno != EINTR)
+                die("epoll_wait failed");
+            int64_t now = mono_us();
+            for (int e = 0; e < n; ++e) {
+                Member &m = members_[events[e].data.u32];
+                if (events[e].events & EPOLLOUT)
+                    flush(m);
+                if (events[e].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+                    on_readable(m, now);
+            }
+        }
+        if (t_.takes > takes0)
+            seconds += double(mono_us() - r0) / 1e6;
+        bool all = true;
+        for (int k : takers)
+            all &= members_[size_t(k)].node >= 0 && !members_[size_t(k)].taking;
+        if (all)
+            break;
+    }
+    std::vector<int> nodes;
+    for (int k : takers)
+        if (members_[size_t(k)].node >= 0)
+            nodes.push_back(members_[size_t(k)].node);
+    std::sort(nodes.begin(), nodes.end());
+    int64_t shared = int64_t(nodes.size()) - (std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+    FILE *f = o_.takes.empty() ? nullptr : std::fopen(o_.takes.c_str(), "w");
+    if (!o_.takes.empty() && !f)
+        die("cannot write " + o_.takes);
+    if (f) {
+        std::fprintf(f,
+                     "takers\tnodes\tseconds\ttakes\ttakes_per_s\trounds\tnone\terrors\tprobes_per_take\tmax_probes\t"
+                     "take_p50_us\ttake_p99_us\tholding\tshared\n");
+        std::fprintf(f, "%zu\t%d\t%.3f\t%lld\t%.1f\t%lld\t%lld\t%lld\t%.3f\t%lld\t%lld\t%lld\t%zu\t%lld\n",
+                     takers.size(), o_.last_node - o_.first_node + 1, seconds, static_cast<long long>(t_.takes),
+                     double(t_.takes) / seconds, static_cast<long long>(t_.rounds), static_cast<long long>(t_.none),
+                     static_cast<long long>(t_.errors), t_.takes > 0 ? double(t_.probes) / double(t_.takes) : 0.0,
+                     static_cast<long long>(t_.max_probes), static_cast<long long>(percentile(t_.us, 0.5)),
+                     static_cast<long long>(percentile(t_.us, 0.99)), nodes.size(), static_cast<long long>(shared));
+        std::fclose(f);
+    }
+    if (shared > 0)
+        die(std::to_string(shared) + " nodes held by two members");
+    if (nodes.size() < takers.size())
+        die(std::to_string(takers.size() - nodes.size()) + " members hold no node");
+}
+
+// At the end every member releases its node, as the worker at a planned exit.
+void Fleet::release_nodes() {
+    for (Member &m : members_)
+        m.active = false;
+    settle();
+    for (Member &m : members_)
+        if (!m.go)
+            send_release(m);
+    settle();
 }
 
 // The ids member `m` handed out since it last looked, at its rate; ids it
@@ -569,6 +707,8 @@ void Fleet::send_reserve(Member &m, int64_t now) {
     flush(m);
 }
 
+// One lease round, as the worker's: the take when it holds no node, then
+// the renewal of what it holds of the wanted nodes, in one transaction.
 void Fleet::send_renew(Member &m, int64_t now) {
     m.renew_due = false;
     m.op = Op::renew;
@@ -576,15 +716,38 @@ void Fleet::send_renew(Member &m, int64_t now) {
     m.results = 0;
     m.failed = false;
     m.renewed = 0;
-    char nodes[24], holder[64], token[64], bound[24], ttl[24];
-    std::snprintf(nodes, sizeof nodes, "{%d}", m.node);
-    std::snprintf(holder, sizeof holder, "fleet_sim member %d", m.node);
-    std::snprintf(token, sizeof token, "%s%d", token_prefix_, m.node);
+    m.taking = m.node < 0;
+    m.took = -1;
+    m.probed = 0;
+    char first[16], last[16], holder[64], bound[24], ttl[24], delay[24];
+    std::snprintf(first, sizeof first, "{%d}", o_.first_node);
+    std::snprintf(last, sizeof last, "{%d}", o_.last_node);
+    std::snprintf(holder, sizeof holder, "fleet_sim member %d", m.index);
     std::snprintf(bound, sizeof bound, "%lld", static_cast<long long>(wall_ms() + m.ttl_ms));
     std::snprintf(ttl, sizeof ttl, "%lld", static_cast<long long>(m.ttl_ms));
-    const char *params[] = {nodes, nodes, holder, token, bound, ttl};
+    std::snprintf(delay, sizeof delay, "%lld", static_cast<long long>(m.ttl_ms + m.ttl_ms / 5));
+    const char *params[] = {first, last, holder, m.token, bound, ttl, delay};
+    bool ok =
+        PQsendQueryParams(m.conn, "BEGIN", 0, nullptr, nullptr, nullptr, nullptr, 0) == 1 &&
+        (!m.taking || PQsendQueryParams(m.conn, sql_.take.c_str(), 7, nullptr, params, nullptr, nullptr, 0) == 1) &&
+        PQsendQueryParams(m.conn, sql_.renew.c_str(), 6, nullptr, params, nullptr, nullptr, 0) == 1 &&
+        PQsendQueryParams(m.conn, "COMMIT", 0, nullptr, nullptr, nullptr, nullptr, 0) == 1 &&
+        PQpipelineSync(m.conn) == 1;
+    if (!ok)
+        die("cannot send to member " + std::to_string(m.index) + ": " + PQerrorMessage(m.conn));
+    flush(m);
+}
+
+// At the end: the member's rows lapse now, released, as at a planned exit.
+void Fleet::send_release(Member &m) {
+    m.op = Op::release;
+    m.results = 0;
+    m.failed = false;
+    char bound[24];
+    std::snprintf(bound, sizeof bound, "%lld", static_cast<long long>(wall_ms()));
+    const char *params[] = {m.token, bound};
     bool ok = PQsendQueryParams(m.conn, "BEGIN", 0, nullptr, nullptr, nullptr, nullptr, 0) == 1 &&
-              PQsendQueryParams(m.conn, sql_.renew.c_str(), 6, nullptr, params, nullptr, nullptr, 0) == 1 &&
+              PQsendQueryParams(m.conn, sql_.release.c_str(), 2, nullptr, params, nullptr, nullptr, 0) == 1 &&
               PQsendQueryParams(m.conn, "COMMIT", 0, nullptr, nullptr, nullptr, nullptr, 0) == 1 &&
               PQpipelineSync(m.conn) == 1;
     if (!ok)
@@ -629,8 +792,15 @@ void Fleet::on_result(Member &m, PGresult *r) {
         if (index == reserve_at && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0))
             m.got_end = std::strtoll(PQgetvalue(r, 0, 0), nullptr, 10);
     }
-    if (m.op == Op::renew && index == 1)
+    if (m.op == Op::renew && m.taking && index == 1 && PQntuples(r) == 1) {
+        m.took = PQgetisnull(r, 0, 0) ? -1 : std::atoi(PQgetvalue(r, 0, 0));
+        m.probed = std::atoi(PQgetvalue(r, 0, 2));
+    }
+    if (m.op == Op::renew && index == (m.taking ? 2 : 1)) {
         m.renewed = PQntuples(r);
+        if (PQntuples(r) == 1)
+            m.node = std::atoi(PQgetvalue(r, 0, 0));
+    }
 }
 
 void Fleet::log_block(const Member &m, int64_t start, int64_t size) {
@@ -675,7 +845,20 @@ void Fleet::finish_batch(Member &m, int64_t now) {
     if (op == Op::reserve)
         finish_reserve(m, now, latency);
     else if (op == Op::renew) {
-        if (recording_) {
+        if (m.taking) {
+            ++t_.rounds;
+            t_.errors += m.failed;
+            t_.none += !m.failed && m.took < 0;
+            if (!m.failed && m.took >= 0) {
+                ++t_.takes;
+                t_.us.push_back(latency);
+                t_.probes += m.probed;
+                t_.max_probes = std::max<int64_t>(t_.max_probes, m.probed);
+            }
+        }
+        if (m.failed || m.renewed != 1)
+            m.node = -1; // lost, or never taken: the next round takes one
+        if (recording_ && !m.taking) {
             c_.renew_us.push_back(latency);
             ++c_.renewals;
             c_.errors += m.failed;
@@ -749,14 +932,6 @@ void Fleet::loop_until(int64_t end_us, bool record) {
     }
 }
 
-int64_t percentile(std::vector<int64_t> &v, double q) {
-    if (v.empty())
-        return -1;
-    std::sort(v.begin(), v.end());
-    size_t i = size_t(q * double(v.size()));
-    return v[std::min(i, v.size() - 1)];
-}
-
 void Fleet::print(const Point &p, double seconds, double primary_cpu, double standby_cpu, bool header) {
     if (header)
         std::printf("members\tgo_members\tids_per_s\tblock\trate\tttl_s\tseconds\toffered_res_s\tres_s\tgo_s\tren_s\t"
@@ -805,8 +980,9 @@ int main(int argc, char **argv) {
     Options o = parse_options(argc, argv);
     Fleet fleet(o);
     fleet.connect_all();
-    fleet.register_leases();
+    fleet.take_nodes();
     for (size_t i = 0; i < o.points.size(); ++i)
         fleet.run_point(o.points[i], i == 0);
+    fleet.release_nodes();
     return 0;
 }

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # crid fleet simulator: up to 1,000 simulated members of a fleet (crid
-# servers reserving blocks and renewing a snowflake node lease with the very
-# statements crid's worker sends, and one in ten a Go service running the
-# library's plain upsert; test/bench/fleet_sim.cpp) on one registry, then on
-# an HA pair (a synchronous, then an asynchronous streaming standby), and
-# 2,000 members renewing leases of a 14-node-bit layout. Two real crid
+# servers reserving blocks and taking, renewing and releasing a snowflake
+# node lease of a 14-node-bit layout with the very statements crid's worker
+# sends, and one in ten a Go service running the library's plain upsert;
+# test/bench/fleet_sim.cpp) on one registry, 2,000 leasing members on it,
+# then an HA pair (a synchronous, then an asynchronous streaming standby).
+# FLEET_PARTS picks parts (default "one leases ha"). Two real crid
 # servers (leased nodes) mint beside them; their ids, and every block the
 # simulation got, are checked for overlap at the end. Per point: operations
 # the registry served a second (res = crid reservations, go = Go upserts,
 # ren = lease renewals; offered = what the members' rates ask), their p50 and
+# p99 latency in ms; and, per run, the members' takes of their nodes at its
+# start (crid_node_lease_take: takes a second, probes per take, p50 and
 # p99 latency in ms, the registry's CPU (every process of its postmaster,
 # from /proc) in ms per 1,000 operations, errors, refused reservations,
 # members that ran dry (stalls), and the mean block. A point whose median
@@ -22,6 +25,8 @@ if [ "${BENCH_BUILT:-0}" != 1 ]; then
     build_and_install
 fi
 QUICK=${BENCH_QUICK:-0}
+PARTS=${FLEET_PARTS:-one leases ha}
+part() { [[ " $PARTS " == *" $1 "* ]]; }
 POOL=${FLEET_MEMBERS:-1000}
 SECS=${SECONDS_EACH:-8}
 LEASE_POOL=$((POOL * 2))
@@ -93,14 +98,16 @@ done
 point() { # members ids block ttl [rate]
     echo "members=$1 ids=$2 block=$3 ttl=$4 rate=${5:-4} warmup=2 seconds=$SECS"
 }
-# sim TAG POOL NODE_BASE GO_EVERY STANDBY_PID POINT...: runs the simulator,
-# its lines into $BENCH_DIR/TAG.tsv and its blocks into TAG.blocks.
+# sim TAG POOL GO_EVERY STANDBY_PID POINT...: runs the simulator, its
+# members leasing nodes 0-16383 (14 node bits), its lines into
+# $BENCH_DIR/TAG.tsv, its takes into TAG.takes and its blocks into TAG.blocks.
 sim() {
-    local tag=$1 pool=$2 base=$3 go=$4 standby=$5 args=() p
-    shift 5
+    local tag=$1 pool=$2 go=$3 standby=$4 args=() p
+    shift 4
     for p in "$@"; do args+=(--point "$p"); done
-    "$BENCH_DIR/fleet_sim" --conninfo "$REGISTRY" --pool "$pool" --node-base "$base" --go-every "$go" \
-        --primary-pid "$REG_PID" --standby-pid "$standby" --blocks "$BENCH_DIR/$tag.blocks" "${args[@]}" \
+    "$BENCH_DIR/fleet_sim" --conninfo "$REGISTRY" --pool "$pool" --nodes 0-16383 --go-every "$go" \
+        --primary-pid "$REG_PID" --standby-pid "$standby" --blocks "$BENCH_DIR/$tag.blocks" \
+        --takes "$BENCH_DIR/$tag.takes" "${args[@]}" \
         >"$BENCH_DIR/$tag.tsv" 2>"$BENCH_DIR/$tag.err" ||
         { cat "$BENCH_DIR/$tag.err" >&2; echo "fleet_sim.sh: the simulation $tag failed" >&2; return 1; }
 }
@@ -140,6 +147,10 @@ table() {
           printf '%7s %8s %6s %6s %8s %8s %7s %7s %6s %6s %6s %6s %6s %6s %7s %7s %6s %6s %6s %9s\n' members "ids/s/m" block ttl \
               offered res/s go/s ren/s res50 res99 go50 go99 ren50 ren99 "us/op" sb_us errors refus stalls mean_blk
           cat; }
+    awk -F'\t' 'NR == 2 { printf "Takes at the start: %d members took %d of nodes 0-%d in %.1f s (%.0f takes/s, at most 64 rounds in flight),\n" \
+        "%.2f probes a take (at most %d), latency p50 %.1f ms, p99 %.1f ms; %d rounds found no node,\n" \
+        "%d failed; %d members hold a node, %d nodes held twice\n",
+        $1, $4, $2 - 1, $3, $5, $9, $10, $11 / 1000, $12 / 1000, $7, $8, $13, $14 }' "$BENCH_DIR/$1.takes"
     echo
 }
 
@@ -153,15 +164,26 @@ echo
 # of 100 members, in blocks of 10,000 and in blocks sized as the worker sizes
 # them; then 1,000 members that hardly reserve, by lease TTL.
 M=$((POOL / 10))
-sim one "$POOL" 16 10 0 "$(idle)" \
+if part one; then
+sim one "$POOL" 10 0 "$(idle)" \
     "$(point $((M / 10)) 20000 10000 30)" "$(point $((M * 3 / 10)) 20000 10000 30)" \
     "$(point $((M * 6 / 10)) 20000 10000 30)" "$(point "$M" 20000 10000 30)" "$(point $((M * 2)) 20000 10000 30)" \
     "$(point "$M" 5000 10000 30)" "$(point "$M" 50000 10000 30)" "$(point "$M" 50000 auto 30)" \
     "$(point "$M" 200000 10000 30)" "$(point "$M" 200000 auto 30)" \
     "$(point "$POOL" 100 10000 30)" "$(point "$POOL" 100 10000 10)" "$(point "$POOL" 100 10000 3)"
 table one "One registry: members, ids a second per member, block size (auto: sized as crid.max_blocks_per_second = 4 sizes it) and lease TTL"
+fi
+
+# 2,000 members leasing nodes of a 14-node-bit layout (16,384 nodes) on the
+# one registry: each takes its node with crid_node_lease_take, renews it
+# every third of the TTL and releases it at the end.
+if part leases; then
+sim leases "$LEASE_POOL" 0 0 "$(idle)" "$(point "$LEASE_POOL" 1 10000 30)" "$(point "$LEASE_POOL" 1 10000 10)"
+table leases "$LEASE_POOL leasing members (nodes 0-16383 of a 14-node-bit layout), one registry: lease TTL"
+fi
 
 # The HA pair: a streaming standby, synchronous and then asynchronous.
+if part ha; then
 as_pg "$(pg_bindir)/pg_basebackup" -h 127.0.0.1 -p "$REG_PORT" -U postgres -D "$BENCH_DIR/standby/data" -X stream \
     -d "application_name=standby1" -R
 printf '%s\n' "${registry_conf[@]}" "hot_standby = on" | start_server "$BENCH_DIR/standby/data" "$STANDBY_PORT"
@@ -176,18 +198,13 @@ for mode in sync async; do
     done
     [ "$(on registry "$REG_PORT" -Atq -c "SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby1'")" = "$mode" ] ||
         { echo "fleet_sim.sh: the standby did not become $mode" >&2; exit 1; }
-    sim "ha_$mode" "$POOL" 16 10 "$STANDBY_PID" "$(idle)" \
+    sim "ha_$mode" "$POOL" 10 "$STANDBY_PID" "$(idle)" \
         "$(point $((M * 3 / 10)) 20000 10000 30)" "$(point "$M" 20000 10000 30)" \
         "$(point "$M" 200000 auto 30)" "$(point "$POOL" 100 10000 10)"
     table "ha_$mode" "HA pair, $mode streaming standby (the members on the primary)"
 done
 
-# 2,000 members renewing leases of nodes 2,000-3,999 (a 14-node-bit layout
-# has 16,384), on the primary with its synchronous standby.
-on registry "$REG_PORT" -q -c "ALTER SYSTEM SET synchronous_standby_names = 'standby1'" -c "SELECT pg_reload_conf()" >/dev/null
-sim leases "$LEASE_POOL" "$LEASE_POOL" 0 "$STANDBY_PID" "$(idle)" \
-    "$(point "$LEASE_POOL" 1 10000 30)" "$(point "$LEASE_POOL" 1 10000 10)" "$(point "$LEASE_POOL" 1 10000 3)"
-table leases "$LEASE_POOL leasing members (nodes of a 14-node-bit layout), HA pair with a synchronous standby: lease TTL"
+fi
 
 # The checks: stop the real servers' load, then every id and block.
 for s in "a:$A_PORT" "b:$B_PORT"; do
@@ -197,7 +214,7 @@ done
 for p in "${load_pids[@]}"; do wait "$p"; done
 load_pids=()
 on b "$B_PORT" -q -c "\\copy crid_ids TO '$BENCH_DIR/b_crid.txt'" -c "\\copy snowflake_ids TO '$BENCH_DIR/b_snowflake.txt'"
-cat "$BENCH_DIR"/{one,ha_sync,ha_async,leases}.blocks >"$BENCH_DIR/blocks.tsv"
+cat "$BENCH_DIR"/*.blocks >"$BENCH_DIR/blocks.tsv"
 [ "$(id -u)" = 0 ] && chown postgres: "$BENCH_DIR"/*.txt "$BENCH_DIR/blocks.tsv"
 measure "the uniqueness checks" crid_n crid_dups sf_n sf_dups blocks overlaps in_blocks -- on a "$A_PORT" -Atq -F ' ' \
     -c "CREATE TABLE sim_blocks (who text, ts bigint, first bigint, past bigint)" \
@@ -220,9 +237,12 @@ done
 echo "Uniqueness: $crid_n crid ids of the two real servers ($crid_dups repeated), $sf_n snowflake ids ($sf_dups repeated);"
 echo "$blocks blocks the simulated members got ($overlaps overlapping another), $in_blocks real crid ids inside one of them"
 # The simulation ran the statements the real servers ran: one query id each.
-measure "the statements' query ids" reserve_ids renew_ids -- on registry "$REG_PORT" -Atq -F ' ' -c "
+measure "the statements' query ids" reserve_ids take_ids renew_ids release_ids -- on registry "$REG_PORT" -Atq -F ' ' -c "
     SELECT count(DISTINCT queryid) FILTER (WHERE query LIKE '%crid_registry_reserve(%'),
-           count(DISTINCT queryid) FILTER (WHERE query LIKE 'UPDATE %lease_until = %renewed_at = %RETURNING%')
+           count(DISTINCT queryid) FILTER (WHERE query LIKE 'SELECT t.node, t.raise_to, t.probed, t.live FROM %'),
+           count(DISTINCT queryid) FILTER (WHERE query LIKE 'UPDATE %lease_until = %renewed_at = %RETURNING%'),
+           count(DISTINCT queryid) FILTER (WHERE query LIKE 'UPDATE %lease_until = pg_catalog.now(), high_water_ms = %')
     FROM pg_stat_statements"
-echo "Statements: the reservations of real and simulated crid servers have $reserve_ids query id(s), their lease renewals $renew_ids"
+echo "Statements: the reservations of real and simulated crid servers have $reserve_ids query id(s), their node takes"
+echo "$take_ids, their lease renewals $renew_ids, their releases $release_ids"
 [ $((crid_dups + sf_dups + overlaps + in_blocks)) = 0 ] || { echo "fleet_sim.sh: an id was served twice" >&2; exit 1; }
