@@ -169,7 +169,12 @@ sub through
 	my ($what, $event, %opt) = @_;
 	my @on = @{ $opt{members} || \@members };
 	$_->safe_psql('postgres', 'TRUNCATE mint_stop') for @on;
-	my @streams = map { psql_start($_->connstr('postgres'), 'SELECT * FROM mint_until_stopped(170)') } @on;
+	# A stream ends well within psql_start's timeout (180 s by default): at
+	# most 120 s of minting, and a crid_next() that waits for a block gives
+	# up after 10 s (the members' own 60 s could carry a stream past it).
+	my @streams = map {
+		psql_start($_->connstr('postgres'), "SET crid.allocation_timeout = '10s'", 'SELECT * FROM mint_until_stopped(120)')
+	} @on;
 	my @go = $opt{go} ? map { go_start($bouncer->connstr($_, 'crid_fleet')) } 'ids_tx', 'ids_session' : ();
 	$event->();
 	for my $m (@on)
