@@ -11,7 +11,7 @@ shopt -s inherit_errexit
 # else than the report states, so it publishes nothing. check-harness.sh
 # holds this list to the settings the scripts read.
 BENCH_SIZE_SETTINGS=(N ROUNDS REPEAT SESSION_N BULK_N BULK_ROUNDS INSERT_N INSERT_REPEAT
-                     LOOKUP_ROWS SECONDS_EACH LOOKUPS TRAFFIC_N FLEET_MEMBERS)
+                     LOOKUP_ROWS SECONDS_EACH LOOKUPS TRAFFIC_N FLEET_MEMBERS FLEET_PARTS)
 # Settings the scripts read that change no figure: make bench's own, and
 # how long a wait may last before it fails.
 BENCH_OTHER_SETTINGS=(BENCH_BUILT BENCH_DIR REPLICATION_WAIT)

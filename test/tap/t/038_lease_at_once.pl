@@ -1,5 +1,6 @@
 # Snowflake node leases minted on at once where that is safe, and only there
-# (docs/fleet.md, "When a new holder mints"): a fresh server on a fresh
+# (docs/fleet.md, "Snowflake node ids in a fleet: leases and registered nodes"):
+# a fresh server on a fresh
 # registry mints its first id long before a lease TTL and a fifth could have
 # passed; a node its holder released at a clean stop is minted on at once by
 # the next server; after a lease row was deleted, after the lease table was
