@@ -13,7 +13,7 @@ use Test::More;
 
 # Small blocks, so every test below goes through many reservations.
 my $node = crid_node('crid_blocks',
-	conf => "crid.block_size = 1000\ncrid.threshold = 400\nrestart_after_crash = on\ncrid.allocation_timeout = '60s'\n");
+	conf => "crid.block_size = 1000\ncrid.threshold = 400\nrestart_after_crash = on\ncrid.allocation_timeout = '60s'\ncrid.max_blocks_per_second = 4\n");
 $node->safe_psql('postgres', 'CREATE TABLE ids (id bigint, source text)');
 
 # A trap for the superuser worker: an exact-type quote_ident(name) in public,
