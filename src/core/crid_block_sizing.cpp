@@ -97,7 +97,7 @@ void BlockSizer::observe(int64_t now_ms, uint64_t served, uint64_t waits, const 
     if (for_now > size_) {
         size_ = for_now;
         grown_ms_ = now_ms;
-    } else if (now_ms - grown_ms_ >= shrink_after_ms) {
+    } else if (grown_ms_ == INT64_MIN || now_ms - grown_ms_ >= shrink_after_ms) {
         const int64_t lasting = block_for_rate(s, peak(now_ms));
         if (lasting < size_)
             size_ = lasting;

@@ -133,7 +133,7 @@ class BlockSizer {
     int64_t size_ = default_block_size;
     int64_t base_ = -1; // the base block size_ was sized for
     int64_t rate_ = 0;
-    int64_t grown_ms_ = INT64_MIN; // when the size last grew
+    int64_t grown_ms_ = INT64_MIN; // when the size last grew; INT64_MIN: never (no subtraction then)
     int64_t extra_ = 0;
     uint64_t waits_seen_ = 0;
     bool waits_known_ = false;
