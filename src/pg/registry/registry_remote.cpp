@@ -96,23 +96,10 @@ void copy_message(char *out, size_t size, const char *message) {
         out[--n] = '\0';
 }
 
-// pgbouncer in statement mode ends a client whose transaction outlives one
-// round trip (a node lease round's does); its message alone does not say
-// what crid needs instead.
-void explain_pool_mode(Failure &failure) {
-    if (!std::strstr(failure.message, "statement pooling mode"))
-        return;
-    size_t n = std::strlen(failure.message);
-    std::snprintf(failure.message + n, sizeof failure.message - n, "%s",
-                  "; crid's worker holds transactions across round trips: give crid.registry a pgbouncer "
-                  "database with pool_mode = transaction or session");
-}
-
 void RemoteSession::lost(Failure &failure, const char *what) {
     char message[400];
     copy_message(message, sizeof message, conn_ ? PQerrorMessage(conn_) : "");
     set_failure(failure, ERRCODE_CONNECTION_FAILURE, "%s %s%s%s", what, name(), message[0] ? ": " : "", message);
-    explain_pool_mode(failure);
     failure.lost = true;
     drop();
 }
@@ -235,7 +222,6 @@ void record_error(PGresult *r, const char *registry, Failure &failure) {
     int code = state && std::strlen(state) == 5 ? MAKE_SQLSTATE(state[0], state[1], state[2], state[3], state[4])
                                                 : ERRCODE_CONNECTION_FAILURE;
     set_failure(failure, code, "%s (in %s)", primary ? primary : PQresultErrorMessage(r), registry);
-    explain_pool_mode(failure);
 }
 
 // A statement's result: its row count, and its rows into its sink.

@@ -11,8 +11,8 @@
 # settings another client leaves on the pooled server connection
 # (read-only, a search_path) change nothing the workers run; a standby
 # behind pgbouncer takes no reservation, though target_session_attrs =
-# read-write let the worker in; and in statement pooling node leases are
-# refused, naming the modes crid needs.
+# read-write let the worker in; and a member in statement pooling leases,
+# renews and reserves, since each of its transactions is one round trip.
 use strict;
 use warnings;
 use FindBin;
@@ -282,17 +282,23 @@ $tx_a->safe_psql('postgres', 'INSERT INTO served SELECT crid_next() FROM generat
 tally(map { "c $_" } split /\n/, $tx_a->safe_psql('postgres', 'SELECT id FROM served'));
 is($ids->repeats, 0, 'nothing was reissued around the standby');
 
-# --- statement pooling: node leases are refused, naming what crid needs ---------
-# A lease round holds its transaction across two round trips, which
-# pgbouncer refuses in statement mode (it ends the client).
+# --- statement pooling: every transaction of the worker is one round trip -------
+# pgbouncer in statement mode ends a client whose transaction outlives a
+# round trip. The worker sends BEGIN, its statements and COMMIT together,
+# for blocks and for lease rounds alike, so a member leases a node, renews
+# its lease and reserves blocks through a statement-mode pool.
 my $statement = crid_node('pool_statement', open => 0,
 	conf => "crid.registry = '" . $bouncer->connstr('ids_statement', 'crid_fleet') . "'\n$member_conf");
+ok($statement->poll_query_until('postgres', 'SELECT snowflake_next() > 0 AND crid_next() > 0'),
+	'statement pooling: the member leases a node and reserves blocks');
+my $first_until = $statement->safe_psql('postgres', 'SELECT lease_until FROM crid_registry_status()');
 ok( $statement->poll_query_until(
-		'postgres',
-		q{SELECT lease_problem ~ 'statement pooling mode.*pool_mode = transaction or session' FROM crid_registry_status()}),
-	'statement pooling: the node lease fails, naming the pooling modes crid needs');
-($ret, $out, $err) = $statement->psql('postgres', 'SELECT snowflake_next()');
-isnt($ret, 0, '... and no snowflake id is minted');
+		'postgres', "SELECT lease_until > '$first_until' AND lease_problem IS NULL FROM crid_registry_status()"),
+	'... renews its lease there');
+tally(split /\n/, $statement->safe_psql('postgres',
+	q{SELECT 'c ' || crid_next() FROM generate_series(1, 20000)
+	  UNION ALL SELECT 's ' || snowflake_next() FROM generate_series(1, 20000)}));
+is($ids->repeats + $snowflakes->repeats, 0, '... and serves no id another member served');
 
 cmp_ok($ids->distinct, '>', 100000, 'crid ids were minted all along');
 $_->stop for @members, $statement, $standby2, $standby;
