@@ -23,6 +23,7 @@ seconds) limit=(-max_total_time="$amount") ;;
 esac
 
 out="$CRID_ROOT/test/core/build"
+mkdir -p "$out"
 flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer -DCRID_CORE_UNIT -Wall -Wextra -Werror
        -fsanitize=address,undefined -fno-sanitize-recover=all)
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1

@@ -8,6 +8,7 @@ source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/clang-build.sh"
 
 out="$CRID_ROOT/test/core/build"
+mkdir -p "$out" # make sanitizers in a fresh clone, before any other build
 common=(-std=c++20 -g -O1 -fno-omit-frame-pointer -DCRID_CORE_UNIT -pthread -Wall -Wextra -Werror)
 # Reports abort the test binary instead of printing and going on.
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
