@@ -113,10 +113,16 @@ run_regress_suite() {
 # script prints its plan first (common.sh's plan). A suite with neither
 # fails: without a count, checks it never reached would not be missed.
 run_check_script() {
-    local suite=$1 script=$2 expected=${3:-} status=0 p f note=
+    local suite=$1 script=$2 expected=${3:-} status=0
     log "$suite checks"
     begin "$suite"
     "$script" | tee "$WORK/$suite.log" || status=$?
+    record_check_log "$suite" "$status" "$expected"
+}
+# Counts $WORK/$suite.log of a check script that ended with `status`.
+#   record_check_log SUITE STATUS [EXPECTED [SECONDS]]
+record_check_log() {
+    local suite=$1 status=$2 expected=${3:-} p f note=
     read -r p f < <(check_counts "$WORK/$suite.log")
     [ "$status" != 0 ] && [ "$f" = 0 ] && f=1
     [ -n "$expected" ] || expected=$(plan_of "$WORK/$suite.log")
@@ -124,7 +130,29 @@ run_check_script() {
         f=$((f + 1))
         note="no count of its checks: none given, no plan printed"
     fi
-    record "$suite" "$p" "$f" "$(check_skips "$WORK/$suite.log")" "$expected" "$note"
+    record "$suite" "$p" "$f" "$(check_skips "$WORK/$suite.log")" "$expected" "$note" "${4:-}"
+}
+# A check script in the background (its log is read when it ends):
+# start_check_script SUITE SCRIPT, then record_background SUITE [EXPECTED].
+declare -A background
+start_check_script() {
+    local suite=$1 script=$2
+    log "$suite checks, in the background (its log follows the other suites)"
+    (
+        local status=0 start
+        start=$(date +%s)
+        "$script" >"$WORK/$suite.log" 2>&1 || status=$?
+        echo "$status $(($(date +%s) - start))" >"$WORK/$suite.done"
+    ) &
+    background[$suite]=$!
+}
+record_background() {
+    local suite=$1 status seconds
+    wait "${background[$suite]}" || true
+    read -r status seconds 2>/dev/null <"$WORK/$suite.done" || { status=1; seconds=; }
+    log "$suite checks"
+    cat "$WORK/$suite.log"
+    record_check_log "$suite" "$status" "${2:-}" "$seconds"
 }
 # The checks a script makes at its top level, one `check "..."` line each.
 checks_in() { grep -c '^check "' "$1"; }
@@ -165,6 +193,12 @@ begin tap
 tap_job=$!
 
 if [ "$pg_only" = 0 ]; then
+# --- hardening, in the background -------------------------------------------
+# Sanitizers over the core unit tests, then a fixed number of fuzzing inputs
+# per target (make fuzz runs longer): two more builds of src/core, which
+# take a core while the suites below mostly wait on their servers.
+start_check_script hardening "$CRID_ROOT/test/harness/run-hardening.sh"
+
 # --- core unit tests -------------------------------------------------------
 log "core unit tests"
 begin core
@@ -195,11 +229,6 @@ run_check_script release "$CRID_ROOT/test/harness/check-release.sh"
 run_check_script citations "$CRID_ROOT/test/harness/check-citations.pl" 4
 # The examples of the README and docs/ that print a result print it.
 run_check_script doc-examples "$CRID_ROOT/test/harness/check-doc-examples.sh"
-# Hardening: sanitizers over the core unit tests, then a fixed number of
-# fuzzing inputs per target (make fuzz runs longer).
-run_check_script sanitizers "$CRID_ROOT/test/harness/run-sanitizers.sh" \
-    "$(grep -c '^report "' "$CRID_ROOT/test/harness/run-sanitizers.sh")"
-run_check_script fuzz "$CRID_ROOT/test/harness/run-fuzz.sh" "$(ls "$CRID_ROOT"/test/fuzz/fuzz_*.cpp | wc -l)"
 run_check_script packages "$CRID_ROOT/test/harness/check-packages.sh" "$(checks_in "$CRID_ROOT/test/harness/check-packages.sh")"
 fi
 
@@ -246,6 +275,12 @@ elif [ "$(pg_major)" -le 15 ]; then
     record pg_upgrade 0 0 1 "" "no major older than $(pg_major) to upgrade from"
 else
     record pg_upgrade 0 1 0 "" "no major older than $(pg_major) is installed beside it"
+fi
+
+# --- hardening's results -----------------------------------------------------
+if [ "$pg_only" = 0 ]; then
+    record_background hardening \
+        $(($(grep -c '^report "' "$CRID_ROOT/test/harness/run-sanitizers.sh") + $(ls "$CRID_ROOT"/test/fuzz/fuzz_*.cpp | wc -l)))
 fi
 
 # --- TAP's results ------------------------------------------------------------
