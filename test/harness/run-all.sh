@@ -15,9 +15,11 @@
 #
 # Time: the TAP files, which mostly wait (for leases, failovers, replication),
 # run several at once, in the background and the slowest first, while the
-# other suites run; every server a suite of this script starts outside TAP
-# listens below the ports TAP picks from (49152 and up), so the two never
-# race for one. Each suite's line ends with its time.
+# other suites run; the hardening suite and the packages, which build and
+# take a core where the others wait, run in the background too. Every server
+# a suite of this script starts outside TAP listens below the ports TAP
+# picks from (49152 and up), so the two never race for one. Each suite's
+# line ends with its time.
 #
 # run-all.sh --pg-only runs only what depends on the PostgreSQL major: the
 # build, make installcheck, pg_regress without preloading, and, where an
@@ -198,6 +200,9 @@ if [ "$pg_only" = 0 ]; then
 # per target (make fuzz runs longer): two more builds of src/core, which
 # take a core while the suites below mostly wait on their servers.
 start_check_script hardening "$CRID_ROOT/test/harness/run-hardening.sh"
+# The packages (make dist, dpkg-buildpackage: one more build of crid) work
+# on copies of the checkout, beside the rest as well.
+start_check_script packages "$CRID_ROOT/test/harness/check-packages.sh"
 
 # --- core unit tests -------------------------------------------------------
 log "core unit tests"
@@ -222,14 +227,13 @@ for file in "$CRID_ROOT"/src/core/*.?pp "$CRID_ROOT"/src/pg/*/*.?pp "$CRID_ROOT"
 done
 record format $((1 - unformatted)) "$unformatted" 0 1
 
-# --- release and packages --------------------------------------------------------
+# --- release ---------------------------------------------------------------------
 run_check_script harness "$CRID_ROOT/test/harness/check-harness.sh" "$(checks_in "$CRID_ROOT/test/harness/check-harness.sh")"
 run_check_script release "$CRID_ROOT/test/harness/check-release.sh"
 # Every page, heading and file a comment, message or page cites exists.
 run_check_script citations "$CRID_ROOT/test/harness/check-citations.pl" 4
 # The examples of the README and docs/ that print a result print it.
 run_check_script doc-examples "$CRID_ROOT/test/harness/check-doc-examples.sh"
-run_check_script packages "$CRID_ROOT/test/harness/check-packages.sh" "$(checks_in "$CRID_ROOT/test/harness/check-packages.sh")"
 fi
 
 # --- make installcheck: pg_regress and isolation -------------------------------
@@ -277,8 +281,9 @@ else
     record pg_upgrade 0 1 0 "" "no major older than $(pg_major) is installed beside it"
 fi
 
-# --- hardening's results -----------------------------------------------------
+# --- the background suites' results -----------------------------------------
 if [ "$pg_only" = 0 ]; then
+    record_background packages "$(checks_in "$CRID_ROOT/test/harness/check-packages.sh")"
     record_background hardening \
         $(($(grep -c '^report "' "$CRID_ROOT/test/harness/run-sanitizers.sh") + $(ls "$CRID_ROOT"/test/fuzz/fuzz_*.cpp | wc -l)))
 fi
