@@ -99,11 +99,13 @@ BEGIN
 END $$;
 });
 
-# The day of the test, as the server sees it: literals of midnights around it.
-my $day = sub {
-	$node->safe_psql('postgres', "SELECT (date_trunc('day', now()) + interval '$_[0] days')::text");
-};
-my ($d3, $d2, $d20, $d19) = map { $day->($_) } -3, -2, -20, -19;
+# The day of the test, as the server sees it: literals of midnights around
+# it, read once. The sets start from these literals and every other
+# expectation is read in the transaction it is about, so a test that runs
+# across midnight expects what it finds.
+my ($d0, $d3, $d2, $d20, $d19) = split /\|/, $node->safe_psql('postgres',
+	q{SELECT string_agg((date_trunc('day', now()) + d * interval '1 day')::text, '|' ORDER BY o)
+        FROM unnest(ARRAY[0, -3, -2, -20, -19]) WITH ORDINALITY u(d, o)});
 
 # One set of each family: its table, create_parent's arguments, the id of a
 # time (%1$s, row number %2$s), the decoder of a bound's text, the decoders
@@ -117,7 +119,7 @@ my @families = (
 		column => q{uuid NOT NULL DEFAULT uuid_generate_v7() CHECK (crid_uuid_v7_check(id))},
 		create => q{p_interval := '1 day', p_time_encoder := 'public.uuid_v7_floor',
                     p_time_decoder := 'public.uuid_v7_text_to_timestamptz',
-                    p_start_partition := (date_trunc('day', now()) - interval '3 days')::text},
+                    p_start_partition := '%2$s'},
 		past_id => sub { "uuid_generate_v7($_[0])" },
 		bound => 'public.uuid_v7_text_to_timestamptz',
 		decoder => 'uuid_v7_to_timestamptz',
@@ -134,7 +136,7 @@ my @families = (
 		column => q{bigint NOT NULL DEFAULT snowflake_next() CHECK (id >= 0)},
 		create => q{p_interval := (snowflake_floor(timestamptz '2026-01-02 00:00+00')
                                    - snowflake_floor(timestamptz '2026-01-01 00:00+00'))::text,
-                    p_start_partition := snowflake_floor(now())::text},
+                    p_start_partition := snowflake_floor(timestamptz '%1$s')::text},
 		past_id => sub { "snowflake_pack($_[0], 1023, $_[1]::integer)" },
 		decoder => 'snowflake_to_timestamptz',
 		immutable_decoder => "snowflake_to_timestamptz(%s, '$layout')",
@@ -150,7 +152,7 @@ my @families = (
 		column => q{bigint NOT NULL DEFAULT crid_next() CHECK (id >= 0)},
 		create => q{p_interval := (crid_floor(timestamptz '2026-01-02 00:00+00')
                                    - crid_floor(timestamptz '2026-01-01 00:00+00'))::text,
-                    p_start_partition := crid_floor(now())::text},
+                    p_start_partition := crid_floor(timestamptz '%1$s')::text},
 		past_id => sub { "crid_pack($_[0], crid_reserve($_[0], 1))" },
 		decoder => 'crid_to_timestamptz',
 		in => q{crid_in(id, %1$s)},
@@ -199,7 +201,7 @@ for my $f (@families)
 	# The set.
 	$node->safe_psql('postgres', "CREATE TABLE $table (id $f->{column}, note text NOT NULL, PRIMARY KEY (id))
                                   PARTITION BY RANGE (id)");
-	is($node->safe_psql('postgres', "SELECT partman.create_parent('$parent', 'id', $f->{create})"),
+	is($node->safe_psql('postgres', "SELECT partman.create_parent('$parent', 'id', " . sprintf($f->{create}, $d0, $d3) . ')'),
 		't', "$name: create_parent makes the set");
 
 	# Rows through the DEFAULT, and ids of a past day: each in its day's
@@ -286,13 +288,13 @@ COMMIT;});
 	my @plans = (
 		[ 'decoded time, constants', "$f->{decoder}(id) >= '$d3' AND $f->{decoder}(id) < '$d2'",
 		  $name eq 'uuid' ? 'plan' : 'executor', $d3 ],
-		[ 'decoded time, now()', "$f->{decoder}(id) >= date_trunc('day', now()) - interval '3 days'
-                                  AND $f->{decoder}(id) < date_trunc('day', now()) - interval '2 days'", 'executor', $d3 ],
 		[ 'decoded time, today by now()', "$f->{decoder}(id) >= date_trunc('day', now())
-                                           AND $f->{decoder}(id) < date_trunc('day', now()) + interval '1 day'", 'executor', 'today' ],
+                                           AND $f->{decoder}(id) < date_trunc('day', now()) + interval '1 day'", 'executor', 0 ],
+		[ 'decoded time, tomorrow by now()', "$f->{decoder}(id) >= date_trunc('day', now()) + interval '1 day'
+                                              AND $f->{decoder}(id) < date_trunc('day', now()) + interval '2 days'", 'executor', 1 ],
 		[ '*_in, constants', sprintf($f->{in}, $range->("'$d20'", "'$d19'")), $f->{in_at}, $d20 ],
-		[ '*_in, now()', sprintf($f->{in}, $range->("date_trunc('day', now()) - interval '3 days'",
-			"date_trunc('day', now()) - interval '2 days'")), 'executor', $d3 ]);
+		[ '*_in, now()', sprintf($f->{in}, $range->("date_trunc('day', now()) + interval '1 day'",
+			"date_trunc('day', now()) + interval '2 days'")), 'executor', 1 ]);
 	if ($f->{immutable_decoder})
 	{
 		my $d = sprintf($f->{immutable_decoder}, 'id');
@@ -301,7 +303,8 @@ COMMIT;});
 	for my $p (@plans)
 	{
 		my ($what, $where, $when, $at) = @$p;
-		my $at_sql = $at eq 'today' ? q{date_trunc('day', now())} : "timestamptz '$at'";
+		# A day after today by now() (a number), or a literal.
+		my $at_sql = $at =~ /^\d+$/ ? "date_trunc('day', now()) + interval '$at days'" : "timestamptz '$at'";
 		# One transaction: now() is the same for the expectation and the plan.
 		my $out = $node->safe_psql('postgres', qq{
 BEGIN;
