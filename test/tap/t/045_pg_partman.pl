@@ -107,10 +107,12 @@ my ($d0, $d3, $d2, $d20, $d19) = split /\|/, $node->safe_psql('postgres',
 	q{SELECT string_agg((date_trunc('day', now()) + d * interval '1 day')::text, '|' ORDER BY o)
         FROM unnest(ARRAY[0, -3, -2, -20, -19]) WITH ORDINALITY u(d, o)});
 
-# One set of each family: its table, create_parent's arguments, the id of a
-# time (%1$s, row number %2$s), the decoder of a bound's text, the decoders
-# queries use (one IMMUTABLE where the family has one), the *_in form, and
-# retention as pg_partman takes it for the set.
+# One set of each family: its key column, create_parent's arguments (after
+# the table and the column; %1$s today, %2$s three days before), the id of a
+# time (and a row number), the decoder of a bound's text where pg_partman
+# needs one, the decoder queries use (and an IMMUTABLE form where the family
+# has one), a *_in form and when it prunes, and retention as pg_partman
+# takes it for the set.
 my $layout = $node->safe_psql('postgres', 'SELECT snowflake_layout()');
 my @families = (
 	{
@@ -226,9 +228,10 @@ for my $f (@families)
 	# Out of the default, each row into a partition of its own day.
 	if ($name eq 'uuid')
 	{
-		# partition_data_proc calls partition_data_uuid, which pg_partman 5.2
-		# and 5.5 lack; partition_data_time decodes uuid sets from 5.3 on; on
-		# 5.2 the rows move as docs/pg_partman.md shows.
+		# partition_data_proc calls partition_data_uuid, which pg_partman
+		# 5.2.4 and 5.5.0 lack; partition_data_time decodes uuid sets in 5.5.0
+		# but not in 5.2.4, where the rows move as docs/pg_partman.md shows.
+		# What the installed version has is read from its catalog.
 		my $has_uuid = $node->safe_psql('postgres',
 			q{SELECT count(*) FROM pg_proc WHERE proname = 'partition_data_uuid' AND pronamespace = 'partman'::regnamespace});
 		is($node->safe_psql('postgres', "SELECT t.sqlstate_of('CALL partman.partition_data_proc(''$parent'')')"),
