@@ -76,8 +76,9 @@ SELECT has_function_privilege('pg_monitor', 'crid_registry_status()', 'EXECUTE')
 
 -- Every PL/pgSQL or SQL function of crid that pins no search_path with a SET
 -- clause: list them, so one that ought to pin it is seen. crid_backfill, a
--- procedure that commits, sets its own for each transaction; the body of
--- crid_backfill_lock_key is bound to its operators when it is made.
+-- procedure that commits, sets its own for each transaction; the bodies of
+-- crid_backfill_lock_key and uuid_v7_text_to_timestamptz are bound to their
+-- operators and functions when they are made.
 SELECT fn FROM crid_functions f JOIN pg_proc p USING (oid) JOIN pg_language l ON l.oid = p.prolang
  WHERE l.lanname IN ('plpgsql', 'sql') AND f.proconfig IS NULL
  ORDER BY 1;

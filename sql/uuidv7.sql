@@ -188,3 +188,11 @@ SELECT query, regress.sqlstate_of(query) AS sqlstate FROM (VALUES
     ($q$SELECT uuidv7(interval '10000 years')$q$),
     ($q$SELECT uuidv7(interval '300000 years')$q$)
 ) v(query);
+
+-- The decoder of the text form, pg_partman's p_time_decoder
+-- (docs/pg_partman.md): the uuid's millisecond, IMMUTABLE, and the errors of
+-- uuid_in and of the decoder.
+SELECT uuid_v7_text_to_timestamptz('017F22E2-79B0-7CC3-98C4-DC0C0C07398F') AS decoded,
+       (SELECT provolatile FROM pg_proc WHERE oid = 'uuid_v7_text_to_timestamptz(text)'::regprocedure) AS volatility;
+SELECT regress.sqlstate_of($q$SELECT uuid_v7_text_to_timestamptz('f47ac10b-58cc-4372-a567-0e02b2c3d479')$q$) AS other_version,
+       regress.sqlstate_of($q$SELECT uuid_v7_text_to_timestamptz('zz')$q$) AS not_a_uuid;

@@ -45,26 +45,28 @@ check "pg_regress 16+: 3 ok and 2 not ok lines counted" test "$(regress_counts "
 check "pg_regress 16+: its plan and comments are no results" \
     test "$(printf '1..8\n# All 8 tests passed.\nok\n' | regress_counts /dev/stdin)" = "0 0"
 
-# prove -v: two files that ended, one with a skipped assertion, one skipped
-# whole, and one that died before its plan.
+# prove -v --timer: two files that ended, one with a skipped assertion, two
+# skipped whole (prove shows no "1..0 # SKIP" of theirs: the file's line
+# says "skipped: why"), and one that died before its plan.
 cat >"$scratch/prove.log" <<'LOG'
-test/tap/t/001_a.pl .. 
+[10:00:01] test/tap/t/001_a.pl .. 
 ok 1 - first
 ok 2 # skip no plproxy
 not ok 3 - third
 1..3
-test/tap/t/002_b.pl .. 
-1..0 # SKIP libfaketime is not installed
-skipped: libfaketime is not installed
-test/tap/t/003_c.pl .. 
+[10:00:02] test/tap/t/002_b.pl .. skipped: libfaketime is not installed
+test/tap/t/045_e.pl .. skipped: pg_partman 5 is not packaged for PostgreSQL 15
+[10:00:03] test/tap/t/003_c.pl .. 
 ok 1 - before the crash
 ok 2 - after
 1..2
-test/tap/t/004_d.pl .. 
+[10:00:04] test/tap/t/004_d.pl .. 
 ok 1 - the only one
 Dubious, test returned 255 (wstat 65280, 0xff00)
 LOG
-check "prove -v: 4 passed, 1 failed, 2 skipped, 3 plans" test "$(tap_counts "$scratch/prove.log")" = "4 1 2 3"
+check "prove -v: 4 passed, 1 failed, 3 skipped, 4 plans" test "$(tap_counts "$scratch/prove.log")" = "4 1 3 4"
+check "TAP read directly: a file skipped whole is one skip and its plan" \
+    test "$(printf '1..0 # SKIP libfaketime is not installed\n' | tap_counts /dev/stdin)" = "0 0 1 1"
 # The digest above a summary names what failed, each with its source.
 check "what failed: TAP's failure and the file that died, by file; pg_regress's by log" test \
     "$(failure_lines "$scratch/prove.log" "$scratch/regress15.log" | tr '\n' '|')" = \

@@ -75,6 +75,10 @@ PACKAGES=(postgresql-"$PG" postgresql-server-dev-"$PG" libboost-dev g++ make lib
 # Multi-writer replication (TAP 040-042) on 15 runs pglogical; 17 and 18
 # subscribe with origin = none, which needs no package.
 [ "$PG" != 15 ] || PACKAGES+=(postgresql-15-pglogical)
+# pg_partman 5 (time encoders and decoders for non-time control columns) for
+# TAP 044; bookworm's postgresql-15-partman is 4.7, which has none, so 15's
+# root goes without it and the test records a skip there.
+[ "$PG" = 15 ] || PACKAGES+=(postgresql-"$PG"-partman)
 # Installed when the suite has them (a suite can drop a package at any time):
 # PL/Proxy for the shard scale-out test, pg_auto_failover for the highly
 # available registry's (TAP 036).

@@ -17,14 +17,17 @@ regress_counts() {
 
 # "passed failed skipped plans" of prove -v output: assertions that passed
 # (not counting skipped ones), failed and were skipped, a whole file skipped
-# ("1..0 # SKIP why") counting as one skip, and the plans printed, one for
-# each file that ran to its end.
+# counting as one skip, and the plans printed, one for each file that ran to
+# its end (a file skipped whole too). prove -v shows a file skipped whole as
+# "t/NAME.pl .. skipped: why" (after a "[hh:mm:ss] " with --timer), not as
+# the file's own "1..0 # SKIP why", which TAP read directly has.
 tap_counts() {
     awk '
         /^ok [0-9]+[^#]*# *[Ss][Kk][Ii][Pp]/ { s++; next }
         /^ok [0-9]+/ { p++; next }
         /^not ok [0-9]+/ { f++; next }
         /^1\.\.0 *# *[Ss][Kk][Ii][Pp]/ { s++; plans++; next }
+        /^(\[[0-9:]+\] )?[^ ]+\.pl \.\. skipped: / { s++; plans++; next }
         /^1\.\.[0-9]+ *$/ { plans++; next }
         END { print p + 0, f + 0, s + 0, plans + 0 }' "$1"
 }
