@@ -76,7 +76,7 @@ PACKAGES=(postgresql-"$PG" postgresql-server-dev-"$PG" libboost-dev g++ make lib
 # subscribe with origin = none, which needs no package.
 [ "$PG" != 15 ] || PACKAGES+=(postgresql-15-pglogical)
 # pg_partman 5 (time encoders and decoders for non-time control columns) for
-# TAP 044; bookworm's postgresql-15-partman is 4.7, which has none, so 15's
+# TAP 045; bookworm's postgresql-15-partman is 4.7, which has none, so 15's
 # root goes without it and the test records a skip there.
 [ "$PG" = 15 ] || PACKAGES+=(postgresql-"$PG"-partman)
 # Installed when the suite has them (a suite can drop a package at any time):
