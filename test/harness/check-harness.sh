@@ -47,7 +47,8 @@ check "pg_regress 16+: its plan and comments are no results" \
 
 # prove -v --timer: two files that ended, one with a skipped assertion, two
 # skipped whole (prove shows no "1..0 # SKIP" of theirs: the file's line
-# says "skipped: why"), and one that died before its plan.
+# says "skipped: why", after dots that pad the names when prove runs files
+# at once), and one that died before its plan.
 cat >"$scratch/prove.log" <<'LOG'
 [10:00:01] test/tap/t/001_a.pl .. 
 ok 1 - first
@@ -55,7 +56,7 @@ ok 2 # skip no plproxy
 not ok 3 - third
 1..3
 [10:00:02] test/tap/t/002_b.pl .. skipped: libfaketime is not installed
-test/tap/t/045_e.pl .. skipped: pg_partman 5 is not packaged for PostgreSQL 15
+[10:00:02] test/tap/t/045_e.pl .............. skipped: pg_partman 5 is not packaged for PostgreSQL 15
 [10:00:03] test/tap/t/003_c.pl .. 
 ok 1 - before the crash
 ok 2 - after

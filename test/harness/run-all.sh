@@ -305,7 +305,7 @@ if [ "$f" != 0 ]; then
         [ -f "$l" ] && { echo "--- $l"; tail -n 60 "$l"; }
     done
 fi
-grep -E '^(ok [0-9]+.*# *skip|1\.\.0 *# *SKIP)|\.pl \.\. skipped: ' "$WORK/tap.log" || true
+grep -E '^(ok [0-9]+.*# *skip|1\.\.0 *# *SKIP)|\.pl \.+ skipped: ' "$WORK/tap.log" || true
 record tap "$p" "$f" "$s" "" "$note" $((tap_end - began[tap]))
 
 # What failed, by name, just above the counts (failure_lines): the end of
