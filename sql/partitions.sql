@@ -128,6 +128,12 @@ SELECT v, tableoid::regclass FROM uv WHERE v LIKE '%of%' ORDER BY id;
 SELECT regress.scanned($$SELECT * FROM uv WHERE uuid_v7_to_timestamptz(id) >= '2026-03-01 11:00'
                                             AND uuid_v7_to_timestamptz(id) < '2026-03-01 12:00'$$) AS one_hour,
        regress.scanned($$SELECT * FROM uv WHERE uuid_v7_to_timestamptz(id) >= '2026-03-01 12:59:59.999'$$) AS since;
+-- uuid_v7_in prunes none (docs/queries-by-time.md); the id range beside it
+-- prunes at plan time.
+SELECT regress.scanned($$SELECT * FROM uv WHERE uuid_v7_in(id, '[2026-03-01 11:00, 2026-03-01 12:00)')$$) AS by_in,
+       regress.scanned($$SELECT * FROM uv WHERE uuid_v7_in(id, '[2026-03-01 11:00, 2026-03-01 12:00)')
+                           AND id BETWEEN uuid_v7_range_first('[2026-03-01 11:00, 2026-03-01 12:00)')
+                                      AND uuid_v7_range_last('[2026-03-01 11:00, 2026-03-01 12:00)')$$) AS with_range;
 SET plan_cache_mode = force_generic_plan;
 PREPARE uv_hour(timestamptz) AS SELECT * FROM uv WHERE uuid_v7_to_timestamptz(id) >= $1 AND uuid_v7_to_timestamptz(id) < $1 + interval '1 hour';
 SELECT regress.removed_at_start('EXECUTE uv_hour(''2026-03-01 11:00'')') AS removed_at_start,
@@ -276,6 +282,17 @@ SELECT q, regress.sqlstate_of(q) AS sqlstate FROM (VALUES
 CREATE TABLE sev (id bigint) PARTITION BY RANGE (id);
 SELECT count(*) AS made FROM crid_partition_create('sev', '1 week', '2026-03-02', '2026-03-09',
                                                    layout => 'epoch=2026-01-05,unit=7000,node=5,sequence=8');
+-- The functions run with their caller's rights: a role that does not own
+-- the table makes, moves and drops nothing.
+CREATE ROLE regress_partitions_nobody;
+GRANT USAGE ON SCHEMA regress TO regress_partitions_nobody;
+SET ROLE regress_partitions_nobody;
+SELECT regress.sqlstate_of($$SELECT crid_partition_create('dc', '1 day', now(), now())$$) AS create_not_owner,
+       regress.sqlstate_of($$SELECT crid_partition_retire('cr', now())$$) AS retire_not_owner,
+       regress.sqlstate_of($$SELECT crid_partition_maintain('sf', '1 day', '1 day')$$) AS maintain_not_owner;
+RESET ROLE;
+DROP OWNED BY regress_partitions_nobody;
+DROP ROLE regress_partitions_nobody;
 -- The messages of a few.
 \set VERBOSITY default
 \set SHOW_CONTEXT never
