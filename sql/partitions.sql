@@ -10,7 +10,7 @@ SET client_min_messages = warning;
 
 -- The partitions a query's plan scans (relation names of its scan nodes),
 -- and whether partitions were removed at executor start.
-CREATE FUNCTION regress.plan_lines(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+CREATE FUNCTION regress.part_plan_lines(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
     line text;
 BEGIN
@@ -18,16 +18,16 @@ BEGIN
         RETURN NEXT line;
     END LOOP;
 END $$;
-CREATE FUNCTION regress.scanned(query text) RETURNS text LANGUAGE sql AS $$
+CREATE FUNCTION regress.part_scanned(query text) RETURNS text LANGUAGE sql AS $$
 SELECT coalesce(string_agg(DISTINCT m[1], ' ' ORDER BY m[1]), '')
-  FROM regress.plan_lines(query) l, regexp_matches(l, ' on (\w+)') m
+  FROM regress.part_plan_lines(query) l, regexp_matches(l, ' on (\w+)') m
  WHERE l !~ 'Index Scan on|Index Only Scan on' OR l ~ 'Scan using'
 $$;
-CREATE FUNCTION regress.removed_at_start(query text) RETURNS boolean LANGUAGE sql AS $$
-SELECT bool_or(l ~ 'Subplans Removed') FROM regress.plan_lines(query) l
+CREATE FUNCTION regress.part_removed_at_start(query text) RETURNS boolean LANGUAGE sql AS $$
+SELECT bool_or(l ~ 'Subplans Removed') FROM regress.part_plan_lines(query) l
 $$;
 -- Which partition holds each id of a table, with its decoded time.
-CREATE FUNCTION regress.placed(tbl regclass) RETURNS TABLE (part text, ids bigint) LANGUAGE plpgsql AS $$
+CREATE FUNCTION regress.part_placed(tbl regclass) RETURNS TABLE (part text, ids bigint) LANGUAGE plpgsql AS $$
 BEGIN
     RETURN QUERY EXECUTE format('SELECT tableoid::regclass::text, count(*) FROM %s GROUP BY 1 ORDER BY 1', tbl);
 END $$;
@@ -54,22 +54,22 @@ SELECT snowflake_pack(d + o, n, s), 'edge'
   FROM generate_series('2026-03-01'::timestamptz, '2026-03-05', '1 day') d,
        (VALUES (interval '0'), (interval '1 day' - interval '1 ms')) o(o),
        (VALUES (0, 0), (1023, 4095)) ns(n, s);
-SELECT * FROM regress.placed('sf');
+SELECT * FROM regress.part_placed('sf');
 SELECT count(*) AS misplaced FROM sf
  WHERE tableoid::regclass::text <> 'sf_p' || to_char(snowflake_to_timestamptz(id), 'YYYYMMDD')
    AND tableoid <> 'sf_default'::regclass;
 -- The default partition emptied into partitions made for its rows.
 SELECT * FROM crid_partition_move_default('sf', '1 day');
 SELECT * FROM crid_partition_move_default('sf', '1 day');
-SELECT * FROM regress.placed('sf');
+SELECT * FROM regress.part_placed('sf');
 SELECT count(*) AS misplaced FROM sf
  WHERE tableoid::regclass::text <> 'sf_p' || to_char(snowflake_to_timestamptz(id), 'YYYYMMDD');
 -- Queries by decoded time scan the partitions of their interval only: the
 -- server's layout decodes STABLE, so partitions are removed at executor start.
-SELECT regress.scanned($$SELECT * FROM sf WHERE snowflake_to_timestamptz(id) >= '2026-03-02 10:00'
+SELECT regress.part_scanned($$SELECT * FROM sf WHERE snowflake_to_timestamptz(id) >= '2026-03-02 10:00'
                                             AND snowflake_to_timestamptz(id) < '2026-03-02 11:00'$$) AS one_hour,
-       regress.scanned($$SELECT * FROM sf WHERE snowflake_to_timestamptz(id) BETWEEN '2026-03-02 23:00' AND '2026-03-03 00:00'$$) AS across_midnight,
-       regress.scanned($$SELECT * FROM sf WHERE snowflake_in(id, '[2026-03-04, 2026-03-05)')$$) AS by_in;
+       regress.part_scanned($$SELECT * FROM sf WHERE snowflake_to_timestamptz(id) BETWEEN '2026-03-02 23:00' AND '2026-03-03 00:00'$$) AS across_midnight,
+       regress.part_scanned($$SELECT * FROM sf WHERE snowflake_in(id, '[2026-03-04, 2026-03-05)')$$) AS by_in;
 EXPLAIN (COSTS OFF) SELECT * FROM sf WHERE snowflake_to_timestamptz(id) >= '2026-03-02 10:00'
                                        AND snowflake_to_timestamptz(id) < '2026-03-02 11:00';
 -- A parameter of a generic plan: removed at executor start.
@@ -91,7 +91,7 @@ SELECT count(*) FILTER (WHERE tableoid::regclass::text = 'sf_p' || to_char(snowf
        count(*) AS rows
   FROM sf WHERE v = 'now';
 -- now(): removed at executor start, and no partition of March is scanned.
-SELECT regress.removed_at_start(q) AS removed_at_start, regress.scanned(q) !~ 'sf_p202603' AS no_old_partition
+SELECT regress.part_removed_at_start(q) AS removed_at_start, regress.part_scanned(q) !~ 'sf_p202603' AS no_old_partition
   FROM (VALUES ($$SELECT * FROM sf WHERE snowflake_to_timestamptz(id) >= now() - interval '1 hour'$$)) v(q);
 -- Retention: the days of March before the 4th dropped, then detached.
 SELECT * FROM crid_partition_retire('sf', '2026-03-03 12:00');
@@ -121,23 +121,23 @@ SELECT uuid_generate_v7(t), 'past'
        LATERAL (VALUES (h), (h + interval '1 ms')) t(t);
 INSERT INTO uv (id, v) VALUES (uuid_v7_time_bound('2026-03-01 12:00'::timestamptz, '<'), 'last of 11:59:59.999'),
                               (uuid_v7_floor('2026-03-01 12:00'), 'first of 12:00');
-SELECT * FROM regress.placed('uv');
+SELECT * FROM regress.part_placed('uv');
 SELECT * FROM crid_partition_move_default('uv', '1 hour');
-SELECT * FROM regress.placed('uv');
+SELECT * FROM regress.part_placed('uv');
 SELECT v, tableoid::regclass FROM uv WHERE v LIKE '%of%' ORDER BY id;
-SELECT regress.scanned($$SELECT * FROM uv WHERE uuid_v7_to_timestamptz(id) >= '2026-03-01 11:00'
+SELECT regress.part_scanned($$SELECT * FROM uv WHERE uuid_v7_to_timestamptz(id) >= '2026-03-01 11:00'
                                             AND uuid_v7_to_timestamptz(id) < '2026-03-01 12:00'$$) AS one_hour,
-       regress.scanned($$SELECT * FROM uv WHERE uuid_v7_to_timestamptz(id) >= '2026-03-01 12:59:59.999'$$) AS since;
+       regress.part_scanned($$SELECT * FROM uv WHERE uuid_v7_to_timestamptz(id) >= '2026-03-01 12:59:59.999'$$) AS since;
 -- uuid_v7_in prunes none (docs/queries-by-time.md); the id range beside it
 -- prunes at plan time.
-SELECT regress.scanned($$SELECT * FROM uv WHERE uuid_v7_in(id, '[2026-03-01 11:00, 2026-03-01 12:00)')$$) AS by_in,
-       regress.scanned($$SELECT * FROM uv WHERE uuid_v7_in(id, '[2026-03-01 11:00, 2026-03-01 12:00)')
+SELECT regress.part_scanned($$SELECT * FROM uv WHERE uuid_v7_in(id, '[2026-03-01 11:00, 2026-03-01 12:00)')$$) AS by_in,
+       regress.part_scanned($$SELECT * FROM uv WHERE uuid_v7_in(id, '[2026-03-01 11:00, 2026-03-01 12:00)')
                            AND id BETWEEN uuid_v7_range_first('[2026-03-01 11:00, 2026-03-01 12:00)')
                                       AND uuid_v7_range_last('[2026-03-01 11:00, 2026-03-01 12:00)')$$) AS with_range;
 SET plan_cache_mode = force_generic_plan;
 PREPARE uv_hour(timestamptz) AS SELECT * FROM uv WHERE uuid_v7_to_timestamptz(id) >= $1 AND uuid_v7_to_timestamptz(id) < $1 + interval '1 hour';
-SELECT regress.removed_at_start('EXECUTE uv_hour(''2026-03-01 11:00'')') AS removed_at_start,
-       regress.scanned('EXECUTE uv_hour(''2026-03-01 11:00'')') AS scanned;
+SELECT regress.part_removed_at_start('EXECUTE uv_hour(''2026-03-01 11:00'')') AS removed_at_start,
+       regress.part_scanned('EXECUTE uv_hour(''2026-03-01 11:00'')') AS scanned;
 DEALLOCATE uv_hour;
 RESET plan_cache_mode;
 BEGIN;
@@ -161,11 +161,11 @@ SELECT crid_pack(t, s), 'past'
                ('2026-03-15 23:59:59'), ('2026-03-16')) t(t),
        (VALUES (0), (4294967295)) s(s);
 SELECT * FROM crid_partition_move_default('cr', '1 week');
-SELECT * FROM regress.placed('cr');
+SELECT * FROM regress.part_placed('cr');
 SELECT count(*) AS misplaced FROM cr
  WHERE tableoid::regclass::text <> 'cr_p' || to_char(date_trunc('week', crid_to_timestamptz(id)), 'YYYYMMDD');
-SELECT regress.scanned($$SELECT * FROM cr WHERE crid_to_timestamptz(id) >= '2026-03-09' AND crid_to_timestamptz(id) < '2026-03-09 01:00'$$) AS one_hour,
-       regress.scanned($$SELECT * FROM cr WHERE crid_in(id, '[2026-03-08 23:59:59, 2026-03-09]')$$) AS by_in;
+SELECT regress.part_scanned($$SELECT * FROM cr WHERE crid_to_timestamptz(id) >= '2026-03-09' AND crid_to_timestamptz(id) < '2026-03-09 01:00'$$) AS one_hour,
+       regress.part_scanned($$SELECT * FROM cr WHERE crid_in(id, '[2026-03-08 23:59:59, 2026-03-09]')$$) AS by_in;
 BEGIN;
 SELECT action, count(*) FROM crid_partition_maintain('cr', '1 week', '1 week') GROUP BY action;
 SELECT count(*) AS second_run FROM crid_partition_maintain('cr', '1 week', '1 week');
@@ -187,7 +187,7 @@ INSERT INTO tw (id, v)
 SELECT snowflake_pack(t, n, s, 'twitter'), 'past'
   FROM (VALUES (timestamptz '2026-01-31 23:59:59.999'), ('2026-02-01'), ('2026-02-28 23:59:59.999'), ('2026-03-01')) t(t),
        (VALUES (0, 0), (1023, 4095)) ns(n, s);
-SELECT * FROM regress.placed('tw');
+SELECT * FROM regress.part_placed('tw');
 EXPLAIN (COSTS OFF) SELECT * FROM tw WHERE snowflake_to_timestamptz(id, 'twitter') >= '2026-02-10'
                                        AND snowflake_to_timestamptz(id, 'twitter') < '2026-02-10 01:00';
 -- Sonyflake: 10 ms units, sequence above machine.
@@ -196,7 +196,7 @@ SELECT * FROM crid_partition_create('sy', '1 day', '2026-03-01', '2026-03-02', l
 INSERT INTO sy SELECT snowflake_pack(t, n, s, 'sonyflake')
   FROM (VALUES (timestamptz '2026-03-01'), ('2026-03-01 23:59:59.99'), ('2026-03-02'), ('2026-03-02 23:59:59.99')) t(t),
        (VALUES (0, 0), (65535, 255)) ns(n, s);
-SELECT * FROM regress.placed('sy');
+SELECT * FROM regress.part_placed('sy');
 -- A custom layout with 10-second units and 4 gene bits: the last id of the
 -- day's last unit (largest node, sequence and gene) and the next day's first.
 CREATE TABLE cu (id bigint PRIMARY KEY CHECK (id >= 0)) PARTITION BY RANGE (id);
@@ -205,7 +205,7 @@ SELECT * FROM crid_partition_create('cu', '1 day', '2026-03-01', '2026-03-02',
 INSERT INTO cu SELECT snowflake_pack(t, n, s, g, 'epoch=2020-01-01,unit=10000,node=4,sequence=8,gene=4')
   FROM (VALUES (timestamptz '2026-03-01'), ('2026-03-01 23:59:59.999'), ('2026-03-02'), ('2026-03-02 23:59:50')) t(t),
        (VALUES (0, 0, 0), (15, 255, 15)) ns(n, s, g);
-SELECT * FROM regress.placed('cu');
+SELECT * FROM regress.part_placed('cu');
 
 ------------------------------------------------------------------------------
 -- Time and gene: daily partitions, each hashed by gene into 4
@@ -221,10 +221,10 @@ INSERT INTO tg SELECT snowflake_pack('2026-03-01 12:00'::timestamptz + n * inter
 SELECT tableoid::regclass, count(*), bool_and(id_gene(id, 2) = substr(tableoid::regclass::text, 15)::int) AS gene_matches
   FROM tg GROUP BY 1 ORDER BY 1;
 -- By time: the day's four gene partitions; by id: one.
-SELECT regress.scanned($$SELECT * FROM tg WHERE snowflake_to_timestamptz(id, 'epoch=2026-01-01,node=8,sequence=12,gene=2') >= '2026-03-02 03:00'$$) AS by_time;
-SELECT regress.plan_lines(format('SELECT * FROM tg WHERE id = %s',
-                                 snowflake_pack('2026-03-01 13:00', 1, 1, 1, 'epoch=2026-01-01,node=8,sequence=12,gene=2')));
-SELECT regress.scanned(format('SELECT * FROM tg WHERE id = %s', id)) = tableoid::regclass::text AS by_id_one_partition
+SELECT regress.part_scanned($$SELECT * FROM tg WHERE snowflake_to_timestamptz(id, 'epoch=2026-01-01,node=8,sequence=12,gene=2') >= '2026-03-02 03:00'$$) AS by_time;
+SELECT regress.part_plan_lines(format('SELECT * FROM tg WHERE id = %s',
+                                 snowflake_pack('2026-03-01 13:00', 1, 1, 1, 'epoch=2026-01-01,node=8,sequence=12,gene=2'))) AS plan_lines;
+SELECT regress.part_scanned(format('SELECT * FROM tg WHERE id = %s', id)) = tableoid::regclass::text AS by_id_one_partition
   FROM tg ORDER BY id LIMIT 3;
 SELECT * FROM crid_partition_retire('tg', '2026-03-02', layout => 'epoch=2026-01-01,node=8,sequence=12,gene=2');
 SELECT count(*) AS tables_left FROM pg_class WHERE relname LIKE 'tg_p20260301%';
