@@ -60,6 +60,7 @@ ISOLATION             += crid_reserve_evict
 REGRESS               += crid_check
 # Partitions by time of tables partitioned by RANGE on their id.
 REGRESS               += partitions
+REGRESS_NOT_PRELOADED += no_preload_partitions
 ISOLATION             += partitions_concurrent
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
