@@ -58,6 +58,10 @@ REGRESS               += versions
 ISOLATION             += crid_reserve_evict
 # Multi-writer replication: crid's own tables never travel; crid_check().
 REGRESS               += crid_check
+# Partitions by time of tables partitioned by RANGE on their id.
+REGRESS               += partitions
+REGRESS_NOT_PRELOADED += no_preload_partitions
+ISOLATION             += partitions_concurrent
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
 

@@ -1,0 +1,61 @@
+-- Moves the rows of a table's default partition that have a time interval
+-- of `step` into partitions of their own: for each interval that rows of the
+-- default partition decode into, crid_partition_create makes its partition
+-- and moves its rows there (foreign keys that reference the table: ERROR
+-- 0A000). Ids the decoder refuses (negative ones, UUIDs of another version)
+-- and ids beyond the layout stay where they are. Same lock as
+-- crid_partition_create: safe from two sessions, and a second run finds
+-- nothing to move. One row per interval moved.
+CREATE FUNCTION crid_partition_move_default(parent regclass, step interval, gene_bits integer DEFAULT 0,
+                                            family text DEFAULT NULL, layout text DEFAULT NULL,
+                                            OUT action text, OUT partition_name text, OUT row_count bigint)
+    RETURNS SETOF record
+    LANGUAGE plpgsql VOLATILE SECURITY INVOKER PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    k record;
+    unit text;
+    default_part regclass;
+    decoded text;          -- the decoded time of the key, as SQL
+    decodable text;        -- which keys the decoder takes, as SQL
+    starts timestamp[];
+    start_at timestamp;
+BEGIN
+    IF parent IS NULL OR step IS NULL OR gene_bits IS NULL THEN
+        RAISE EXCEPTION 'crid_partition_move_default: parent, step and gene_bits must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    unit := @extschema@.crid_partition_step_unit(step);
+    k := @extschema@.crid_partition_key(parent, family, layout);
+    EXECUTE format('LOCK TABLE ONLY %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
+    SELECT nullif(p.partdefid, 0)::regclass INTO default_part
+      FROM pg_partitioned_table p WHERE p.partrelid = parent;
+    IF default_part IS NULL THEN
+        RETURN;
+    END IF;
+
+    CASE k.key_family
+    WHEN 'uuidv7' THEN
+        decoded := format('@extschema@.uuid_v7_to_timestamptz(%I)', k.key_column);
+        decodable := format('substr(%1$I::text, 15, 1) = ''7'' AND substr(%1$I::text, 20, 1) IN (''8'', ''9'', ''a'', ''b'')',
+                            k.key_column);
+    WHEN 'snowflake' THEN
+        decoded := format('@extschema@.snowflake_to_timestamptz(%I, %L)', k.key_column, k.key_layout);
+        decodable := format('%I >= 0', k.key_column);
+    ELSE
+        decoded := format('@extschema@.crid_to_timestamptz(%I)', k.key_column);
+        decodable := format('%I >= 0', k.key_column);
+    END CASE;
+    EXECUTE format('SELECT array_agg(DISTINCT date_trunc(%L, %s AT TIME ZONE ''UTC'')) FROM ONLY %s WHERE %s',
+                   unit, decoded, default_part, decodable)
+       INTO starts;
+    IF starts IS NULL THEN
+        RETURN;
+    END IF;
+    FOREACH start_at IN ARRAY starts LOOP
+        RETURN QUERY SELECT * FROM @extschema@.crid_partition_create(parent, step, start_at AT TIME ZONE 'UTC',
+                                                                     start_at AT TIME ZONE 'UTC', gene_bits,
+                                                                     k.key_family, k.key_layout);
+    END LOOP;
+END
+$$;
