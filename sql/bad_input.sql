@@ -235,6 +235,10 @@ INSERT INTO regress.bad_input VALUES
 ('uuid_v7_in(uuid, tstzrange)', ARRAY['gen_random_uuid()', $$'[2026-01-01,)'$$], 'ok'), -- false: not a v7
 ('uuid_v7_in(uuid, tstzrange)', ARRAY['uuid_generate_v7()', $$'(,)'$$], 'ok'),
 ('uuid_v7_in(uuid, tstzrange)', ARRAY['uuid_generate_v7()', $$'empty'$$], 'ok'),
+('crid_uuid_v7_in_exact(uuid, tstzrange)', ARRAY['NULL', $$'[2026-01-01,2026-02-01)'$$], 'null'),
+('crid_uuid_v7_in_exact(uuid, tstzrange)', ARRAY['uuid_generate_v7()', 'NULL'], 'null'),
+('crid_uuid_v7_in_exact(uuid, tstzrange)', ARRAY['gen_random_uuid()', $$'[2026-01-01,)'$$], 'ok'), -- false: not a v7
+('crid_uuid_v7_in_exact(uuid, tstzrange)', ARRAY['uuid_generate_v7()', $$'empty'$$], 'ok'),
 ('snowflake_in(bigint, tstzrange)', ARRAY['NULL', $$'(,)'$$], 'null'),
 ('snowflake_in(bigint, tstzrange)', ARRAY['1', 'NULL'], 'null'),
 ('snowflake_in(bigint, tstzrange)', ARRAY['-1', $$'(,)'$$], 'ok'), -- false, as the id range it simplifies to

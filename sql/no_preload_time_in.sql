@@ -102,7 +102,8 @@ SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 SET enable_indexonlyscan = off;
 -- ... but the *_in calls do. snowflake_in and crid_in become the id range
--- itself (exact); uuid_v7_in keeps its call to refuse other versions.
+-- itself (exact); uuid_v7_in becomes the range and crid_uuid_v7_in_exact,
+-- its own call without planner support, to refuse other versions.
 EXPLAIN (costs off) SELECT * FROM in_snowflake WHERE snowflake_in(id, '[2026-03-01 12:00:00, 2026-03-01 12:00:01)');
 EXPLAIN (costs off) SELECT * FROM in_sonyflake WHERE snowflake_in(id, '[2026-03-01 12:00:00, 2026-03-01 12:00:01)', 'sonyflake');
 EXPLAIN (costs off) SELECT * FROM in_crid WHERE crid_in(id, tstzrange(now() - interval '1 hour', now()));

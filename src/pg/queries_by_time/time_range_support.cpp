@@ -1,15 +1,15 @@
 // Planner support of uuid_v7_in(), snowflake_in() and crid_in(): what lets
 // `WHERE snowflake_in(id, r)` use the B-tree on id without crid preloaded.
 //
-// - SupportRequestSimplify (snowflake_in, crid_in): the call becomes
-//   `id >= *_range_first(r) AND id <= *_range_last(r)`, its exact equivalent
-//   (ids not of the family are outside both), so index scans, partition
-//   pruning, generic plans and row estimates all come from plain id
-//   comparisons.
-// - SupportRequestIndexCondition (uuid_v7_in, and the others when they were
-//   not simplified): the same two conditions as index conditions; lossy for
-//   UUIDs, since a UUID of another version may sort among the version 7 ones
-//   and the call must still say false for it.
+// - SupportRequestSimplify: the call becomes `id >= *_range_first(r) AND
+//   id <= *_range_last(r)`, its exact equivalent for snowflake_in and crid_in
+//   (ids not of the family are outside both), and for uuid_v7_in with
+//   `crid_uuid_v7_in_exact(id, r)` beside it (a UUID of another version may
+//   sort among the version 7 ones and must still give false), so index
+//   scans, partition pruning, generic plans and row estimates all come from
+//   plain id comparisons.
+// - SupportRequestIndexCondition (any call not simplified): the same two
+//   conditions as index conditions; lossy for UUIDs.
 // - SupportRequestSelectivity: the fraction of ids between the two keys, from
 //   the column's statistics.
 //
@@ -122,13 +122,29 @@ List *range_conditions(const InCall &c) {
 // Evaluating the range (and id) once per condition must give one value.
 bool may_repeat(Node *n) { return !contain_volatile_functions(n) && !contain_subplans(n); }
 
-Node *simplify(SupportRequestSimplify *req, by_time::Family family) {
-    if (family == by_time::Family::uuid_v7) // not exact: other UUID versions sort among the v7 ones
+// uuid_v7_in's id range is not exact (a UUID of another version may sort
+// among the version 7 ones), so the call stays beside it as
+// crid_uuid_v7_in_exact(id, r): the same C function without this support
+// (nothing simplifies it again), whose selectivity is 1, the range's being
+// the estimate. The three together are exactly the call, NULLs included.
+// nullptr where that function is missing (an install older than 0.3.0).
+Expr *uuid_v7_exact_call(const InCall &c) {
+    Oid argtypes[2] = {UUIDOID, TSTZRANGEOID};
+    Oid fn = by_time::function_in(get_func_namespace(c.funcid), "crid_uuid_v7_in_exact", 2, argtypes);
+    if (!OidIsValid(fn))
         return nullptr;
+    return by_time::call(fn, BOOLOID, list_make2(by_time::copy_expr(c.id), by_time::copy_expr(c.range)));
+}
+
+Node *simplify(SupportRequestSimplify *req, by_time::Family family) {
     InCall c = in_call(family, req->fcall->funcid, req->fcall->args);
     if (!c.known || !may_repeat(c.id) || !may_repeat(c.range))
         return nullptr;
     List *conds = range_conditions(c);
+    if (conds && family == by_time::Family::uuid_v7) {
+        Expr *exact = uuid_v7_exact_call(c);
+        conds = exact ? lappend(conds, exact) : NIL;
+    }
     return conds ? by_time::as_node(make_andclause(conds)) : nullptr;
 }
 

@@ -125,9 +125,9 @@ my @families = (
 		past_id => sub { "uuid_generate_v7($_[0])" },
 		bound => 'public.uuid_v7_text_to_timestamptz',
 		decoder => 'uuid_v7_to_timestamptz',
-		# uuid_v7_in prunes no partition (docs/queries-by-time.md): the id
-		# range of the same range does.
-		in => q{id BETWEEN uuid_v7_range_first(%1$s) AND uuid_v7_range_last(%1$s)},
+		# The planner replaces uuid_v7_in by its id range (and a filter for
+		# other versions), which prunes at plan time.
+		in => q{uuid_v7_in(id, %1$s)},
 		in_at => 'plan',
 		retention => q{'10 days'},
 		keep_table => 'true',
