@@ -25,6 +25,8 @@ CRID_PACKAGES+=(pgbouncer)
 # Multi-writer replication on 15 (TAP 040-042): pglogical, since PostgreSQL's
 # own subscriptions have origin = none only from 16 on.
 CRID_PACKAGES+=(postgresql-15-pglogical)
+# crid's partition lifecycle scheduled by pg_cron (TAP 046).
+CRID_PACKAGES+=(postgresql-15-cron)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

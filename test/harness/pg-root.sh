@@ -81,8 +81,9 @@ PACKAGES=(postgresql-"$PG" postgresql-server-dev-"$PG" libboost-dev g++ make lib
 [ "$PG" = 15 ] || PACKAGES+=(postgresql-"$PG"-partman)
 # Installed when the suite has them (a suite can drop a package at any time):
 # PL/Proxy for the shard scale-out test, pg_auto_failover for the highly
-# available registry's (TAP 036).
-OPTIONAL_PACKAGES=(postgresql-"$PG"-plproxy postgresql-"$PG"-auto-failover pg-auto-failover-cli)
+# available registry's (TAP 036), pg_cron for the partition lifecycle's
+# schedule (TAP 046).
+OPTIONAL_PACKAGES=(postgresql-"$PG"-plproxy postgresql-"$PG"-auto-failover pg-auto-failover-cli postgresql-"$PG"-cron)
 # From OLD_SUITE: the major to pg_upgrade from, with headers to build crid for it.
 OLD_PACKAGES=()
 [ -z "$OLD_PG" ] || OLD_PACKAGES=(postgresql-"$OLD_PG" postgresql-server-dev-"$OLD_PG")
