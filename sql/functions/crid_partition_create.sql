@@ -21,7 +21,17 @@
 -- Idempotent and safe from two sessions at once: it takes SHARE UPDATE
 -- EXCLUSIVE on the parent (which conflicts with itself, not with reads and
 -- writes of rows), then makes only the partitions whose bounds no partition
--- has yet. An interval that overlaps a partition with other bounds is
+-- has yet. Before it looks into the default partition for a partition it
+-- makes, it takes SHARE ROW EXCLUSIVE on the parent, which waits for the
+-- writers of rows and holds new ones off until the transaction ends (making
+-- the partition takes ACCESS EXCLUSIVE then anyway): a row written between
+-- the look and the CREATE would make PostgreSQL refuse the partition.
+--
+-- Only the parent's owner may run it (ERROR 42501 for anyone else, a
+-- superuser too): moving rows runs the table's triggers, defaults and index
+-- expressions, code of the owner's, which must not run with a caller's
+-- greater rights, and every partition made is then the owner's. A name
+-- another table holds (a partition detached earlier) gets a suffix: _1, _2. An interval that overlaps a partition with other bounds is
 -- PostgreSQL's ERROR 42P17; one no id can fall in (before the epoch) is
 -- skipped. Returns one row per partition made: 'created', or 'moved' with
 -- the number of rows moved into it.
@@ -53,6 +63,9 @@ DECLARE
     waiting boolean;       -- the default partition holds rows of the interval
     cols text;             -- the columns a moved row is inserted with
     moved bigint;
+    inserted bigint;
+    write_locked boolean := false;
+    taken integer;
 BEGIN
     IF parent IS NULL OR step IS NULL OR first IS NULL OR last IS NULL OR gene_bits IS NULL THEN
         RAISE EXCEPTION 'crid_partition_create: parent, step, first, last and gene_bits must not be NULL'
@@ -69,14 +82,26 @@ BEGIN
     END IF;
     unit := @extschema@.crid_partition_step_unit(step);
     k := @extschema@.crid_partition_key(parent, family, layout);
+    IF (SELECT c.relowner FROM pg_class c WHERE c.oid = parent) <> (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user) THEN
+        RAISE EXCEPTION 'crid_partition_create: only the owner of % may make its partitions', parent
+            USING ERRCODE = '42501',
+                  DETAIL = 'Moving rows runs the table''s triggers and defaults, which must run with its owner''s rights, '
+                           'and the partitions made are the owner''s.',
+                  HINT = 'Run it as the owner (SET ROLE, or a pg_cron job scheduled as that role).';
+    END IF;
     EXECUTE format('LOCK TABLE ONLY %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
 
     stamp := CASE unit WHEN 'hour' THEN 'YYYYMMDDHH24' WHEN 'month' THEN 'YYYYMM' ELSE 'YYYYMMDD' END;
     modulus := (1 << gene_bits);
-    SELECT c.relnamespace::regnamespace::name,
-           left(c.relname, 63 - length('_p' || stamp) - CASE WHEN gene_bits > 0 THEN length('_g' || modulus) ELSE 0 END)
-      INTO nsp, base
-      FROM pg_class c WHERE c.oid = parent;
+    -- NAMEDATALEN - 1 bytes hold a name: the parent's is cut, a character at
+    -- a time, so that the suffixes fit (a stamp, a gene, a _N against a
+    -- name taken) and no name made is cut by PostgreSQL instead.
+    SELECT n.nspname, c.relname INTO nsp, base
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = parent;
+    WHILE octet_length(base) > 63 - octet_length('_p' || stamp) - 4
+                               - CASE WHEN gene_bits > 0 THEN octet_length('_g' || modulus) ELSE 0 END LOOP
+        base := left(base, -1);
+    END LOOP;
 
     SELECT nullif(p.partdefid, 0)::regclass INTO default_part
       FROM pg_partitioned_table p WHERE p.partrelid = parent;
@@ -110,9 +135,19 @@ BEGIN
            AND NOT EXISTS (SELECT FROM @extschema@.crid_partition_bounds(parent) b
                             WHERE b.from_id = lo AND b.to_id IS NOT DISTINCT FROM hi) THEN
             part := base || '_p' || to_char(start_at, stamp);
+            taken := 0;
+            WHILE to_regclass(format('%I.%I', nsp, part)) IS NOT NULL
+                  OR (gene_bits > 0 AND to_regclass(format('%I.%I', nsp, part || '_g0')) IS NOT NULL) LOOP
+                taken := taken + 1;
+                part := base || '_p' || to_char(start_at, stamp) || '_' || taken;
+            END LOOP;
             in_range := format('%I >= %L', k.key_column, lo)
                         || CASE WHEN hi IS NOT NULL THEN format(' AND %I < %L', k.key_column, hi) ELSE '' END;
             waiting := false;
+            IF default_part IS NOT NULL AND NOT write_locked THEN
+                EXECUTE format('LOCK TABLE ONLY %s IN SHARE ROW EXCLUSIVE MODE', parent);
+                write_locked := true;
+            END IF;
             IF default_part IS NOT NULL THEN
                 EXECUTE format('SELECT EXISTS (SELECT FROM ONLY %s WHERE %s)', default_part, in_range) INTO waiting;
             END IF;
@@ -156,6 +191,14 @@ BEGIN
             IF waiting THEN
                 EXECUTE format('INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE SELECT %s FROM pg_temp.crid_partition_moving',
                                parent, cols, cols);
+                GET DIAGNOSTICS inserted = ROW_COUNT;
+                IF inserted <> moved THEN
+                    RAISE EXCEPTION 'crid_partition_create: % rows of % left the default partition of %, but % arrived',
+                                    moved, part, parent, inserted
+                        USING ERRCODE = '55000',
+                              DETAIL = 'A trigger on the table skipped rows inserted into it; nothing was moved.',
+                              HINT = 'Let the trigger pass rows of past times, or move these rows yourself.';
+                END IF;
                 DROP TABLE pg_temp.crid_partition_moving;
                 action := 'moved';
                 row_count := moved;

@@ -58,6 +58,7 @@
 // off turns the hook off for a session, and invalidates its cached plans.
 #include "common/postgres_headers.hpp"
 
+#include "common/minting.hpp"
 #include "common/pg_compat.hpp"
 #include "snowflake/snowflake_settings.hpp"
 #include "queries_by_time/time_keys.hpp"
@@ -379,6 +380,26 @@ Family family_of(Decoder d) {
 
 Node *column_of(const Predicate &p) { return static_cast<Node *>(linitial(p.call->args)); }
 
+// A bound of the server's snowflake or crid layout for a timestamptz
+// constant, as the constant it is: with crid preloaded those layouts are
+// fixed until the server stops, and a timestamptz does not depend on
+// TimeZone, so every plan would compute the one value. The planner folds
+// only IMMUTABLE calls, and partitions are pruned at plan time only by
+// constants; the STABLE call would prune them at executor start.
+bool fold_at_plan_time(const Predicate &p) {
+    return (p.decoder == Decoder::snowflake || p.decoder == Decoder::crid) && p.type == at_timestamptz &&
+           IsA(p.x, Const) && pg::preloaded();
+}
+
+// The value of a call of crid's bound functions with constant arguments
+// (estimate_expression_value folds STABLE calls as well). The functions
+// return a key or NULL for every timestamptz, never an ERROR.
+Expr *folded(Expr *e) {
+    PlannerInfo *root = makeNode(PlannerInfo);
+    root->glob = makeNode(PlannerGlobal);
+    return as_expr(estimate_expression_value(root, as_node(e)));
+}
+
 // *_time_bound(x, op [, layout]) for one comparison strategy, or nullptr
 // when that function is missing.
 Expr *bound(const Predicate &p, int strategy) {
@@ -394,7 +415,8 @@ Expr *bound(const Predicate &p, int strategy) {
     List *args = list_make2(copy_expr(as_node(p.x)), op);
     if (p.decoder == Decoder::snowflake_layout)
         args = lappend(args, copy_expr(static_cast<Node *>(lsecond(p.call->args))));
-    return call(fn, key_type(family_of(p.decoder)), args);
+    Expr *e = call(fn, key_type(family_of(p.decoder)), args);
+    return fold_at_plan_time(p) ? folded(e) : e;
 }
 
 Const *bigint_const(int64_t v) {

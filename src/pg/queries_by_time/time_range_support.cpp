@@ -18,6 +18,7 @@
 // and a snowflake layout is a constant whose ids sort by time.
 #include "common/postgres_headers.hpp"
 
+#include "common/minting.hpp"
 #include "snowflake/snowflake_settings.hpp"
 #include "queries_by_time/time_keys.hpp"
 
@@ -68,10 +69,12 @@ InCall in_call(by_time::Family family, Oid funcid, List *args) {
 }
 
 // Whether the keys can be folded into constants at plan time: a constant
-// range of an IMMUTABLE form (the server's snowflake and crid layouts are
-// read when the plan runs).
+// range of an IMMUTABLE form, or of the server's snowflake or crid layout
+// where crid is preloaded and those are fixed until the server stops
+// (without preloading they follow a reload, and are read when the plan
+// runs).
 bool foldable(const InCall &c) {
-    return IsA(c.range, Const) && (c.family == by_time::Family::uuid_v7 || c.layout != nullptr);
+    return IsA(c.range, Const) && (c.family == by_time::Family::uuid_v7 || c.layout != nullptr || pg::preloaded());
 }
 
 const char *helper_name(by_time::Family family, bool last) {
