@@ -250,15 +250,21 @@ bool decodes_within_timestamptz(const core::snowflake::Layout &layout) {
     return core::snowflake::last_unix_ms(layout) <= last_timestamptz_unix_ms;
 }
 
-// Whether x is NULL once the planner folds it (with the values of a custom
-// plan's parameters): the planner then folds the predicate to NULL, which
-// the rewrite must not turn into conditions that a negative id passes.
-bool folds_to_null(Node *x, ParamListInfo bound_params) {
+// What the planner's folding functions need of a plan being made: the
+// values of a custom plan's parameters.
+PlannerInfo *bare_root(ParamListInfo bound_params) {
     PlannerGlobal *glob = makeNode(PlannerGlobal);
     glob->boundParams = bound_params;
     PlannerInfo *root = makeNode(PlannerInfo);
     root->glob = glob;
-    Node *folded = eval_const_expressions(root, static_cast<Node *>(copyObjectImpl(x)));
+    return root;
+}
+
+// Whether x is NULL once the planner folds it (with the values of a custom
+// plan's parameters): the planner then folds the predicate to NULL, which
+// the rewrite must not turn into conditions that a negative id passes.
+bool folds_to_null(Node *x, ParamListInfo bound_params) {
+    Node *folded = eval_const_expressions(bare_root(bound_params), static_cast<Node *>(copyObjectImpl(x)));
     return IsA(folded, Const) && castNode(Const, folded)->constisnull;
 }
 
@@ -394,11 +400,7 @@ bool fold_at_plan_time(const Predicate &p) {
 // The value of a call of crid's bound functions with constant arguments
 // (estimate_expression_value folds STABLE calls as well). The functions
 // return a key or NULL for every timestamptz, never an ERROR.
-Expr *folded(Expr *e) {
-    PlannerInfo *root = makeNode(PlannerInfo);
-    root->glob = makeNode(PlannerGlobal);
-    return as_expr(estimate_expression_value(root, as_node(e)));
-}
+Expr *folded(Expr *e) { return as_expr(estimate_expression_value(bare_root(nullptr), as_node(e))); }
 
 // *_time_bound(x, op [, layout]) for one comparison strategy, or nullptr
 // when that function is missing.
