@@ -252,13 +252,15 @@ SELECT partman.create_partition_time('$parent', array_agg(DISTINCT date_trunc('d
   FROM moving;
 INSERT INTO $table SELECT * FROM moving;
 COMMIT;});
-			pass("$name: the default's rows moved by hand (pg_partman $partman: partition_data_time takes no uuid set)");
+			is($node->safe_psql('postgres', "SELECT count(*) FROM ${table}_default"), '0',
+				"$name: the default's rows moved by hand (pg_partman $partman: partition_data_time takes no uuid set)");
 		}
 	}
 	else
 	{
 		$node->safe_psql('postgres', "CALL partman.partition_data_proc('$parent')");
-		pass("$name: partition_data_proc runs");
+		is($node->safe_psql('postgres', "SELECT count(*) FROM ${table}_default"), '0',
+			"$name: partition_data_proc empties the default");
 	}
 	is($node->safe_psql('postgres', "$misplaced; $in_default"), "0\n0",
 		"$name: the default is empty, every row in its day's partition");
