@@ -117,20 +117,41 @@ sub _env
 	return %env;
 }
 
+# A command that changes the monitor's tables can lose a deadlock there to
+# the keepers' node_active() calls, which lock the same rows in another
+# order (pg_auto_failover issue 1004; seen in CI after a node restarted).
+# The monitor rolled the command's transaction back, so running it again is
+# what an operator does; a few tries, a second apart.
+our $DEADLOCK_TRIES = 5;
+
+sub _lost_a_deadlock
+{
+	my ($err) = @_;
+	return $err =~ /Monitor ERROR:\s+deadlock detected/;
+}
+
 # Runs one pg_autoctl command to its end (bounded); returns its stdout, dies
-# with its output on failure.
+# with its output on failure. A command the monitor refused with a deadlock
+# runs again (see $DEADLOCK_TRIES).
 sub autoctl
 {
 	my ($self, @args) = @_;
 	my $opts = ref $args[-1] eq 'HASH' ? pop @args : {};
 	my $timeout = $opts->{timeout} // $self->{timeout};
-	my ($out, $err) = ('', '');
+	my ($out, $err, $ok, $why);
 	local %ENV = $self->_env;
-	my $ok = eval {
-		IPC::Run::run([ $PG_AUTOCTL, @args ], '<', \undef, '>', \$out, '2>', \$err,
-			IPC::Run::timeout($timeout));
-	};
-	my $why = $@;
+	for my $try (1 .. $DEADLOCK_TRIES)
+	{
+		($out, $err) = ('', '');
+		$ok = eval {
+			IPC::Run::run([ $PG_AUTOCTL, @args ], '<', \undef, '>', \$out, '2>', \$err,
+				IPC::Run::timeout($timeout));
+		};
+		$why = $@;
+		last if $ok || !_lost_a_deadlock($err) || $try == $DEADLOCK_TRIES;
+		Test::More::note("pg_autoctl @args lost a deadlock on the monitor (try $try), runs again");
+		sleep 1;
+	}
 	if (!$ok && !$opts->{may_fail})
 	{
 		croak "pg_autoctl @args failed"
@@ -413,7 +434,7 @@ sub perform_failover
 	my $wait = $opt{wait} // 60;
 	my @cmd = ($PG_AUTOCTL, 'perform', 'failover', '--pgdata', $self->{monitor}{pgdata},
 		'--formation', 'default', '--wait', $wait);
-	my $h = { out => '', err => '', cmd => "@cmd" };
+	my $h = { out => '', err => '', cmd => "@cmd", argv => \@cmd, wait => $wait };
 	{
 		local %ENV = $self->_env;
 		$h->{run} = IPC::Run::start(\@cmd, '<', \undef, '>', \$h->{out}, '2>', \$h->{err},
@@ -422,12 +443,19 @@ sub perform_failover
 	return $opt{background} ? $h : $self->finish_failover($h);
 }
 
+# A failover the monitor refused with a deadlock did not start (its
+# transaction rolled back): it is asked for again, in the foreground.
 sub finish_failover
 {
 	my ($self, $h) = @_;
 	my $ok = eval { $h->{run}->finish };
-	croak "$h->{cmd} failed" . ($@ ? " ($@)" : '') . "\n$h->{out}\n$h->{err}" unless $ok;
-	return $h->{out};
+	return $h->{out} if $ok;
+	croak "$h->{cmd} failed" . ($@ ? " ($@)" : '') . "\n$h->{out}\n$h->{err}" unless _lost_a_deadlock($h->{err});
+	Test::More::note("$h->{cmd} lost a deadlock on the monitor, runs again");
+	sleep 1;
+	my @cmd = @{ $h->{argv} };
+	shift @cmd;
+	return $self->autoctl(@cmd, { timeout => $h->{wait} + 10 });
 }
 
 # Makes node $name asynchronous: with replication-quorum false the primary's
