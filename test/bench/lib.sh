@@ -14,7 +14,7 @@ BENCH_SIZE_SETTINGS=(N ROUNDS REPEAT SESSION_N BULK_N BULK_ROUNDS INSERT_N INSER
                      LOOKUP_ROWS SECONDS_EACH LOOKUPS TRAFFIC_N FLEET_MEMBERS FLEET_PARTS)
 # Settings the scripts read that change no figure: make bench's own, and
 # how long a wait may last before it fails.
-BENCH_OTHER_SETTINGS=(BENCH_BUILT BENCH_DIR REPLICATION_WAIT)
+BENCH_OTHER_SETTINGS=(BENCH_BUILT BENCH_DIR REPLICATION_WAIT CRID_UUIDV47_SRC)
 
 # Prints the settings of this run that make it other than the full,
 # published one ("BENCH_QUICK=1 N=20000"), nothing for a full run.

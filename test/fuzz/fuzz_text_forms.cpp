@@ -1,4 +1,4 @@
-// The text forms of ids (base62, ULID, TypeID) over arbitrary bytes: every
+// The text forms of ids (base62, ULID, TypeID, Sqids) over arbitrary bytes: every
 // decoder returns a value or throws a core error, and what decodes encodes
 // back to text that decodes to the same value (ULID text may differ in case
 // and in Crockford's I/L/O readings, so its round trip is checked on the
@@ -7,8 +7,10 @@
 
 #include "../../src/core/base32.hpp"
 #include "../../src/core/base62.hpp"
+#include "../../src/core/sqids.hpp"
 
 #include <string_view>
+#include <vector>
 
 namespace b32 = crid::core::base32;
 namespace b62 = crid::core::base62;
@@ -36,6 +38,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int64_t id = 0;
         if (accepted([&] { id = b62::decode_id(input, prefix); }))
             require(b62::decode_id(b62::encode_id(id, prefix).view(), prefix) == id, "branded id round trip");
+        // Sqids, as a face's text is read: only encode's own spelling of
+        // two numbers decodes, and it encodes back to itself.
+        static const crid::core::sqids::Codec sqids(crid::core::sqids::default_alphabet, 0, {});
+        std::vector<uint64_t> numbers;
+        if (accepted([&] { numbers = sqids.decode_exact(input, 2); }))
+            require(sqids.encode(numbers) == input, "Sqids text is canonical");
+        // Any prefix as an alphabet: a codec or a core error.
+        (void)accepted([&] { (void)crid::core::sqids::Codec(prefix, 0, {}).encode(numbers); });
     }
     // Encoding any id under any prefix either works or is a core error.
     (void)accepted([&] { (void)b62::encode_id(int64_t(crid::fuzz::word_at(data, size, 0)), prefix); });

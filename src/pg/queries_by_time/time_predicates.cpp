@@ -58,6 +58,7 @@
 // off turns the hook off for a session, and invalidates its cached plans.
 #include "common/postgres_headers.hpp"
 
+#include "common/extension_schema.hpp"
 #include "common/minting.hpp"
 #include "common/pg_compat.hpp"
 #include "snowflake/snowflake_settings.hpp"
@@ -73,7 +74,6 @@ extern "C" {
 #include "catalog/indexing.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_collation_d.h"
-#include "catalog/pg_extension.h"
 #include "catalog/pg_namespace_d.h"
 #include "catalog/pg_opfamily_d.h"
 #include "catalog/pg_proc_d.h"
@@ -127,20 +127,6 @@ bool callback_registered = false;
 
 void forget_functions(Datum, int, uint32) { functions.resolved = false; }
 
-// The schema of extension crid in this database, or InvalidOid.
-Oid crid_schema() {
-    Relation rel = table_open(ExtensionRelationId, AccessShareLock);
-    ScanKeyData key;
-    ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber, F_NAMEEQ, CStringGetDatum("crid"));
-    SysScanDesc scan = systable_beginscan(rel, ExtensionNameIndexId, true, nullptr, 1, &key);
-    HeapTuple tuple = systable_getnext(scan);
-    Oid nsp =
-        HeapTupleIsValid(tuple) ? reinterpret_cast<Form_pg_extension>(GETSTRUCT(tuple))->extnamespace : InvalidOid;
-    systable_endscan(scan);
-    table_close(rel, AccessShareLock);
-    return nsp;
-}
-
 // name(x, text [, text]) for x of each comparand type.
 void resolve_bounds(Oid nsp, const char *name, bool layout, Oid (&out)[comparands]) {
     const Oid types[comparands] = {TIMESTAMPTZOID, DATEOID, TIMESTAMPOID};
@@ -158,7 +144,7 @@ const Functions &resolved_functions() {
         callback_registered = true;
     }
     Functions f;
-    Oid nsp = crid_schema();
+    Oid nsp = pg::crid_schema();
     if (OidIsValid(nsp)) {
         f.installed = true;
         const Oid uuid_arg[] = {UUIDOID}, bigint_arg[] = {INT8OID}, bigint_text[] = {INT8OID, TEXTOID};

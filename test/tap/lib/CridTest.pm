@@ -11,7 +11,8 @@ use PostgreSQL::Test::Utils;
 use Test::More ();
 use Exporter 'import';
 
-our @EXPORT = qw(crid_node registry_open fleet_grants psql_start psql_finish run_in_parallel fake_clock go_client_sql id_tally);
+our @EXPORT = qw(crid_node registry_open fleet_grants psql_start psql_finish run_in_parallel fake_clock go_client_sql id_tally
+  sqlstate_of_sql);
 
 # A started node with crid preloaded (unless preload => 0), the extension
 # created in "postgres", and any extra settings appended to its config;
@@ -257,6 +258,23 @@ BEGIN
         COMMIT;
     END LOOP;
 END \$\$};
+}
+
+# SQL that makes SCHEMA.sqlstate_of(statement text): runs the statement and
+# returns 'ok', or the SQLSTATE it failed with (a test asserts many refusals
+# in one query with it).
+sub sqlstate_of_sql
+{
+	my ($schema) = @_;
+	return qq{
+CREATE FUNCTION $schema.sqlstate_of(statement text) RETURNS text LANGUAGE plpgsql AS \$\$
+BEGIN
+    EXECUTE statement;
+    RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE;
+END \$\$;
+};
 }
 
 package CridTest::IdTally;

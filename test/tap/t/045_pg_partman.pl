@@ -50,14 +50,6 @@ $node->safe_psql('postgres', q{
 CREATE SCHEMA partman;
 CREATE EXTENSION pg_partman SCHEMA partman;
 CREATE SCHEMA t;
--- The SQLSTATE of a statement, or 'ok'.
-CREATE FUNCTION t.sqlstate_of(statement text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE statement;
-    RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE;
-END $$;
 -- The partitions of a set with the times their bounds stand for, decoded by
 -- `decoder` (a function of the bound's text); the default has NULL times.
 CREATE FUNCTION t.partitions(parent regclass, decoder text)
@@ -97,6 +89,7 @@ BEGIN
     RETURN n;
 END $$;
 });
+$node->safe_psql('postgres', sqlstate_of_sql('t'));
 
 # The day of the test, as the server sees it: literals of midnights around
 # it, read once. The sets start from these literals and every other

@@ -1,0 +1,56 @@
+-- The trigger of crid_public_id_keys, BEFORE each row's INSERT, UPDATE and
+-- DELETE and before a TRUNCATE. It raises the errors a bad key row
+-- deserves before any constraint does: a CHECK or NOT NULL violation prints
+-- the failing row, secret included, into the message and the server log;
+-- these name only the key id.
+--
+-- A key id stands for one secret forever: faces made with it, stored in
+-- generated columns and indexes (the functions are IMMUTABLE) or handed out,
+-- must never decode with another. So the key id and the secret never
+-- change, no row is deleted and the table is never truncated: a key is
+-- retired instead (retired_at set), which wipes its secret and keeps its
+-- row, so that its id is never made again. A retired row may be inserted
+-- (a restore of a dump does), without its secret.
+CREATE FUNCTION @extschema@.crid_public_id_keys_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP IN ('DELETE', 'TRUNCATE') THEN
+        RAISE EXCEPTION 'crid_public_id_keys: keys are retired, never deleted'
+            USING ERRCODE = '55000',
+                  HINT = 'UPDATE crid_public_id_keys SET retired_at = now() WHERE key_id = ... wipes the key''s secret and keeps its id from being made again.';
+    END IF;
+    IF NEW.key_id IS NULL OR NEW.key_id <= 0 THEN
+        RAISE EXCEPTION 'crid_public_id_keys: key_id must be a positive integer'
+            USING ERRCODE = '22023';
+    END IF;
+    IF NEW.usable_by IS NULL THEN
+        RAISE EXCEPTION 'crid_public_id_keys: key % needs a usable_by role', NEW.key_id
+            USING ERRCODE = '22004',
+                  HINT = 'The members of usable_by may compute faces with the key; nobody may read it.';
+    END IF;
+    IF TG_OP = 'UPDATE' THEN
+        IF NEW.key_id <> OLD.key_id OR NEW.secret IS DISTINCT FROM OLD.secret
+           OR (OLD.retired_at IS NOT NULL AND NEW.retired_at IS DISTINCT FROM OLD.retired_at) THEN
+            RAISE EXCEPTION 'crid_public_id_keys: the key id, secret and retirement of key % never change', OLD.key_id
+                USING ERRCODE = '55000',
+                      HINT = 'Faces made with a key decode only with it: rotate by making a new key id and keep the old one.';
+        END IF;
+        IF NEW.retired_at IS NOT NULL THEN
+            NEW.secret := NULL; -- retired: the secret is gone, the id stays taken
+        END IF;
+        RETURN NEW;
+    END IF;
+    IF NEW.retired_at IS NOT NULL THEN
+        NEW.secret := NULL; -- a retired key's row, as pg_dump writes it: its id stays taken
+        RETURN NEW;
+    END IF;
+    IF NEW.secret IS NULL OR octet_length(NEW.secret) <> 16 THEN
+        RAISE EXCEPTION 'crid_public_id_keys: the secret of key % must be 16 bytes', NEW.key_id
+            USING ERRCODE = '22023',
+                  HINT = 'Leave secret out: its default, crid_public_id_secret(), is 16 strong random bytes.';
+    END IF;
+    RETURN NEW;
+END
+$$;

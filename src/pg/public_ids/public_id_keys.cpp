@@ -1,0 +1,244 @@
+#include "public_ids/public_id_keys.hpp"
+
+#include "common/args.hpp"
+#include "common/extension_schema.hpp"
+
+#include "core/uuidv47.hpp"
+
+#include <new>
+
+extern "C" {
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "catalog/pg_namespace.h"
+#include "commands/trigger.h"
+#include "utils/acl.h"
+#include "utils/fmgroids.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+}
+
+namespace crid::pg::public_ids {
+
+// Every CallCache made before its last bump looks the key up again.
+uint64 key_generation = 1;
+
+namespace {
+
+HTAB *keys = nullptr;
+// The key table's OID as last read, so its relcache invalidations are known.
+Oid key_table = InvalidOid;
+
+void forget_keys(bool rows_too) {
+    ++key_generation;
+    if (keys == nullptr)
+        return;
+    HASH_SEQ_STATUS seq;
+    hash_seq_init(&seq, keys);
+    while (auto *k = static_cast<PublicKey *>(hash_seq_search(&seq))) {
+        k->allowed_user = InvalidOid;
+        if (rows_too)
+            k->loaded = false;
+    }
+}
+
+// The key table's statement trigger sends a relcache invalidation for it
+// (rows changed); InvalidOid means every relation, after a cache reset.
+void on_relcache(Datum, Oid relid) {
+    if (relid == InvalidOid || relid == key_table)
+        forget_keys(true);
+}
+
+// A role's membership or attributes changed: check usable_by again.
+void on_roles(Datum, int, uint32) { forget_keys(false); }
+
+HTAB *key_hash() {
+    if (keys != nullptr)
+        return keys;
+    HASHCTL ctl{};
+    ctl.keysize = sizeof(int32);
+    ctl.entrysize = sizeof(PublicKey);
+    keys = hash_create("crid public id keys", 8, &ctl, HASH_ELEM | HASH_BLOBS);
+    CacheRegisterRelcacheCallback(on_relcache, 0);
+    CacheRegisterSyscacheCallback(AUTHMEMMEMROLE, on_roles, 0);
+    CacheRegisterSyscacheCallback(AUTHOID, on_roles, 0);
+    return keys;
+}
+
+AttrNumber column(TupleDesc desc, const char *name) {
+    for (int i = 0; i < desc->natts; ++i) {
+        Form_pg_attribute a = TupleDescAttr(desc, i);
+        if (!a->attisdropped && strcmp(NameStr(a->attname), name) == 0)
+            return a->attnum;
+    }
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("crid's key table crid_public_id_keys has no column %s", name)));
+}
+
+Oid key_table_oid(const char *function) {
+    Oid nsp = crid_schema();
+    Oid relid = OidIsValid(nsp) ? get_relname_relid("crid_public_id_keys", nsp) : InvalidOid;
+    if (!OidIsValid(relid))
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("%s: crid's key table crid_public_id_keys is missing in this database", function),
+                        errhint("CREATE EXTENSION crid, or ALTER EXTENSION crid UPDATE, makes it.")));
+    return relid;
+}
+
+enum class KeyRow { missing, retired, read };
+
+// Fills `k` (its key_id set) from its row. The row is read with a catalog
+// snapshot, taken after every invalidation this backend has processed, not
+// with the statement's: a transaction whose snapshot is older than a key's
+// retirement or move must not cache the row as it was, since no
+// invalidation would come again to correct it.
+KeyRow read_key_row(PublicKey *k, const char *function) {
+    key_table = key_table_oid(function);
+    Relation rel = table_open(key_table, AccessShareLock);
+    TupleDesc desc = RelationGetDescr(rel);
+    AttrNumber id_col = column(desc, "key_id"), secret_col = column(desc, "secret"),
+               usable_col = column(desc, "usable_by"), retired_col = column(desc, "retired_at");
+    ScanKeyData scankey;
+    ScanKeyInit(&scankey, id_col, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(k->key_id));
+    SysScanDesc scan = systable_beginscan(rel, InvalidOid, false, nullptr, 1, &scankey);
+    HeapTuple row = systable_getnext(scan);
+    KeyRow result = HeapTupleIsValid(row) ? KeyRow::read : KeyRow::missing;
+    bool retired_null = true;
+    if (result == KeyRow::read)
+        (void)heap_getattr(row, retired_col, desc, &retired_null);
+    if (result == KeyRow::read && !retired_null)
+        result = KeyRow::retired;
+    if (result == KeyRow::read) {
+        bool secret_null, usable_null;
+        Datum secret = heap_getattr(row, secret_col, desc, &secret_null);
+        Datum usable = heap_getattr(row, usable_col, desc, &usable_null);
+        bytea *bytes = secret_null ? nullptr : DatumGetByteaPP(secret);
+        if (bytes == nullptr || VARSIZE_ANY_EXHDR(bytes) != 16)
+            ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                            errmsg("%s: key %d of public ids has no 16-byte secret", function, k->key_id),
+                            errhint("The trigger of crid_public_id_keys refuses such rows; was it disabled?")));
+        k->sip = core::sip_key_from_bytes(reinterpret_cast<const uint8_t *>(VARDATA_ANY(bytes)));
+        new (&k->permutation) core::Permutation63(k->sip);
+        if (reinterpret_cast<Pointer>(bytes) != DatumGetPointer(secret)) { // a detoasted copy: wipe it too
+            explicit_bzero(VARDATA_ANY(bytes), 16);
+            pfree(bytes);
+        }
+        k->usable_by = usable_null ? InvalidOid : DatumGetObjectId(usable);
+        k->allowed_user = InvalidOid;
+        k->loaded = true;
+    }
+    systable_endscan(scan);
+    table_close(rel, AccessShareLock);
+    return result;
+}
+
+// The cached key, or its row read into the cache. An unknown or retired
+// key id leaves no entry behind (calls with made-up ids must not grow the
+// cache).
+PublicKey *cached_key(int32 key_id, const char *function) {
+    auto *k = static_cast<PublicKey *>(hash_search(key_hash(), &key_id, HASH_FIND, nullptr));
+    if (k != nullptr && k->loaded)
+        return k;
+    alignas(PublicKey) char buffer[sizeof(PublicKey)];
+    auto *read = reinterpret_cast<PublicKey *>(buffer);
+    read->key_id = key_id;
+    KeyRow row = read_key_row(read, function);
+    if (row == KeyRow::read) {
+        k = static_cast<PublicKey *>(hash_search(keys, &key_id, HASH_ENTER, nullptr));
+        memcpy(static_cast<void *>(k), read, sizeof(PublicKey));
+    }
+    explicit_bzero(buffer, sizeof buffer);
+    if (row == KeyRow::missing)
+        ereport(ERROR,
+                (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("%s: key %d of public ids does not exist", function, key_id),
+                 errhint("Keys are the rows of crid_public_id_keys; crid_public_id_key_create() makes one.")));
+    if (row == KeyRow::retired)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("%s: key %d of public ids is retired", function, key_id),
+                        errhint("A retired key's secret is gone: faces made with it no longer decode.")));
+    return k;
+}
+
+const PublicKey &lookup(int32 key_id, const char *function) {
+    PublicKey *k = cached_key(key_id, function);
+    Oid user = GetUserId();
+    if (k->allowed_user != user) {
+        if (!has_privs_of_role(user, k->usable_by))
+            ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                            errmsg("%s: permission denied for key %d of public ids", function, key_id),
+                            errhint("A key serves the members of its usable_by role in crid_public_id_keys.")));
+        k->allowed_user = user;
+    }
+    return *k;
+}
+
+} // namespace
+
+void require_not_negative(int64_t value, const char *function, const char *what) {
+    if (value < 0)
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                        errmsg("%s: %s %lld is negative", function, what, static_cast<long long>(value)),
+                        errhint("Ids and their faces are 0 to %lld.", static_cast<long long>(INT64_MAX))));
+}
+
+CallCache &call_cache(FunctionCallInfo fcinfo) {
+    if (fcinfo->flinfo->fn_extra == nullptr)
+        fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache));
+    return *static_cast<CallCache *>(fcinfo->flinfo->fn_extra);
+}
+
+const PublicKey &key_for_call_slow(FunctionCallInfo fcinfo, int arg, const char *function) {
+    int32 key_id = required_int32(fcinfo, arg, function, "key_id");
+    CallCache &c = call_cache(fcinfo);
+    const PublicKey &k = lookup(key_id, function);
+    c.key = &k;
+    c.key_id = key_id;
+    c.generation = key_generation;
+    c.user = GetUserId();
+    return k;
+}
+
+} // namespace crid::pg::public_ids
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(crid_public_id_keys_changed);
+PG_FUNCTION_INFO_V1(crid_public_id_secret);
+
+// Statement trigger of crid_public_id_keys: rows changed, so every backend
+// drops the keys it keeps (at its next transaction, or at once here). A
+// key deleted, moved to another role or truncated away also drops every
+// cached plan of every backend: a face of constants is folded into a plan
+// when it is made (the functions are IMMUTABLE), and such a plan would go
+// on answering for a key its session may no longer use, and depends on no
+// relation an invalidation could name. PostgreSQL resets every plan cache
+// when the catalog cache of pg_namespace is invalidated (its plan cache's
+// syscache callback), which is the one way to reach every backend's plans.
+// Keys change rarely; plans are made again on their next use.
+Datum crid_public_id_keys_changed(PG_FUNCTION_ARGS) {
+    if (!CALLED_AS_TRIGGER(fcinfo))
+        ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+                        errmsg("crid_public_id_keys_changed: not called as a trigger")));
+    auto *trigger = reinterpret_cast<TriggerData *>(fcinfo->context);
+    CacheInvalidateRelcacheByRelid(RelationGetRelid(trigger->tg_relation));
+    if (!TRIGGER_FIRED_BY_INSERT(trigger->tg_event))
+        CacheInvalidateCatalog(NamespaceRelationId);
+    return PointerGetDatum(nullptr);
+}
+
+// 16 bytes from the operating system's strong random source: a new key's
+// secret, made inside the server so it is never typed into a statement.
+Datum crid_public_id_secret(PG_FUNCTION_ARGS) {
+    bytea *out = static_cast<bytea *>(palloc(VARHDRSZ + 16));
+    SET_VARSIZE(out, VARHDRSZ + 16);
+    if (!pg_strong_random(VARDATA(out), 16))
+        ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("crid_public_id_secret: no strong random bytes")));
+    PG_RETURN_BYTEA_P(out);
+}
+
+} // extern "C"
