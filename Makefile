@@ -62,6 +62,10 @@ REGRESS               += crid_check
 REGRESS               += partitions
 REGRESS_NOT_PRELOADED += no_preload_partitions
 ISOLATION             += partitions_concurrent
+# Public ids: faces of keys that hide time and volume, keys kept server-side.
+REGRESS               += public_ids
+# crid's PARALLEL SAFE functions in parallel workers.
+REGRESS               += parallel_workers
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
 
