@@ -7,7 +7,7 @@
 #   of ROUNDS interleaved runs (9), the set against the one table;
 # - INSERT_N rows (N / 50) inserted through the key's DEFAULT into each
 #   (the set's partitions of today made by crid_partition_maintain first),
-#   median of REPEAT alternating runs (3).
+#   median of REPEAT alternating runs (3) after one untimed run into each.
 # Ratios are one table's time / the set's: above 1, the set is faster. The
 # rows' times are spread evenly over [2026-03-01, 2026-03-31), in floating
 # seconds: an interval divided by N rounds to microseconds, and N of them
@@ -54,9 +54,14 @@ window() {
 }
 
 # inserts family: prints "one_ms set_ms", medians of alternating runs
+# after one untimed run into each (a fresh server's first ids of a family
+# wait for what its generator sets up: crid's first blocks, for one).
 inserts() {
     local fam=$1 one=() set=() r t
     bench_psql -q -c "SELECT count(*) FROM crid_partition_maintain('part_${fam}_set', '1 day', '1 day')" >/dev/null
+    for t in one set; do
+        bench_psql -q -c "INSERT INTO part_${fam}_$t (payload) SELECT g FROM generate_series(1, $insert_n) g"
+    done
     for r in $(seq 1 "$repeat"); do
         for t in one set; do
             local ms
