@@ -40,20 +40,12 @@ as_pg() {
     if [ "$(id -un)" = postgres ]; then "$@"; else as_root runuser -u postgres -- "$@"; fi
 }
 
-# Installs the Debian packages that are missing; does nothing when all are
-# there, or in a root of test/harness/pg-root.sh (built with what the
+# Installs the Debian packages that are missing (test/harness/host-apt.sh);
+# does nothing in a root of test/harness/pg-root.sh (built with what the
 # PostgreSQL suites need, and without a network to install more).
 ensure_packages() {
     [ ! -f /.crid-root/stamp ] || return 0
-    local missing=()
-    for p in "${CRID_PACKAGES[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-        log "installing ${missing[*]}"
-        as_root apt-get update -qq
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-    fi
+    "$CRID_ROOT/test/harness/host-apt.sh" "${CRID_PACKAGES[@]}"
 }
 
 pg_bindir() { "$PG_CONFIG" --bindir; }

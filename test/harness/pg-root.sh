@@ -277,17 +277,10 @@ EOF
     log "the $SUITE root is built in $((t2 - t0))s (debootstrap $((t1 - t0))s, packages $((t2 - t1))s): $ROOT"
 }
 
-# This machine's debootstrap, installed once (two roots built at once
-# would otherwise both run apt-get).
+# This machine's debootstrap (host-apt.sh waits for any other install the
+# suites or the other roots' builds run at the same time).
 install_debootstrap() {
-    command -v debootstrap >/dev/null && return 0
-    (
-        flock -x 8
-        command -v debootstrap >/dev/null && exit 0
-        log "installing debootstrap"
-        apt-get -qq update
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 debootstrap >/dev/null
-    ) 8>"$ROOTS_DIR/host-apt.lock"
+    command -v debootstrap >/dev/null || "$CRID_ROOT/test/harness/host-apt.sh" debootstrap
 }
 
 fresh() { [ -f "$ROOT/$STAMP_FILE" ] && [ "$(cat "$ROOT/$STAMP_FILE")" = "$(recipe_hash)" ]; }
