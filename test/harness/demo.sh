@@ -27,7 +27,7 @@ start() {
     log "starting PostgreSQL on port $PORT, data in $DIR/data"
     printf "shared_preload_libraries = 'crid'\ncrid.node_id = 1\n" | start_server "$DIR/data" "$PORT"
     psql_demo -q -c "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS crid;"
-    psql_demo -q -f "$CRID_ROOT/test/harness/demo.sql"
+    psql_demo -q -v ON_ERROR_STOP=1 -f "$CRID_ROOT/test/harness/demo.sql" # a broken demo fails make demo
     cat <<MSG
 
 crid demo server is running (data in $DIR/data, log in $DIR/server.log).
