@@ -61,6 +61,7 @@ REGRESS               += crid_check
 # Partitions by time of tables partitioned by RANGE on their id.
 REGRESS               += partitions
 REGRESS_NOT_PRELOADED += no_preload_partitions
+REGRESS_NOT_PRELOADED += no_preload_public_ids
 ISOLATION             += partitions_concurrent
 # Public ids: faces of keys that hide time and volume, keys kept server-side.
 REGRESS               += public_ids

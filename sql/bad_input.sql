@@ -744,6 +744,9 @@ INSERT INTO regress.bad_input VALUES
 ('crid_public_id_key_create(regrole, integer, text)', ARRAY[$$'pg_monitor'$$, 'NULL', 'NULL'], 'ok'),
 ('crid_public_id_key_create(regrole, integer, text)', ARRAY[$$'pg_monitor'$$, '0', $$'n'$$], '22023'),
 ('crid_public_id_key_create(regrole, integer, text)', ARRAY[$$'pg_monitor'$$, '77', 'NULL'], '23505'),
+('crid_public_id_key_held(integer, bytea)', ARRAY['NULL', 'NULL'], '22004'),
+('crid_public_id_key_held(integer, bytea)', ARRAY['77', 'NULL'], 'ok'),
+('crid_public_id_key_held(integer, bytea)', ARRAY['2147483000', $$'\x00'$$], 'ok'),
 ('crid_public_id_keys_check()', '{}', '0A000'), -- a PL/pgSQL trigger function: only called as a trigger
 ('crid_public_id_keys_changed()', '{}', '39P01'); -- a C trigger function: says it was not called as one
 \set ECHO all

@@ -4,7 +4,7 @@
 -- rotation, and who may use and read a key.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS crid;
-DROP ROLE IF EXISTS regress_api, regress_other, regress_key_admin;
+DROP ROLE IF EXISTS regress_api, regress_other, regress_key_admin, regress_writer;
 RESET client_min_messages;
 CREATE ROLE regress_api;
 CREATE ROLE regress_other;
@@ -226,7 +226,82 @@ SELECT regress.error_of($$SELECT crid_mask_sqid(-1, 1)$$) AS negative_id;
 SELECT regress.error_of(format('SELECT crid_unmask_sqid(%L, 1)', 'Ksv6ROk5d')) AS not_a_face;
 RESET ROLE;
 
+-- No role gains a key through a plan: a plan that folded a face is made
+-- again for another role, or after a REVOKE, as that role.
+GRANT regress_api TO regress_other;
+SET ROLE regress_other;
+PREPARE member_face AS SELECT crid_mask(1::bigint, 1) IS NOT NULL AS folded_as_member;
+EXECUTE member_face;
+RESET ROLE;
+REVOKE regress_api FROM regress_other;
+SET ROLE regress_other;
+SELECT regress.error_of('EXECUTE member_face') AS folded_before_the_revoke;
+DEALLOCATE member_face;
+RESET ROLE;
+-- A SECURITY DEFINER function compares with a face of its owner's key
+-- without handing it out: the caller, calling the inner function itself
+-- (its plan cached by the definer's call, same search_path), is refused.
+CREATE FUNCTION regress.pid_face_of_one() RETURNS bigint LANGUAGE plpgsql
+    AS $$ BEGIN RETURN crid_mask(1::bigint, 1); END $$;
+CREATE FUNCTION regress.pid_is_face_of_one(face bigint) RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, public AS $$ BEGIN RETURN face = regress.pid_face_of_one(); END $$;
+ALTER FUNCTION regress.pid_face_of_one() OWNER TO regress_api;
+ALTER FUNCTION regress.pid_is_face_of_one(bigint) OWNER TO regress_api;
+SET ROLE regress_other;
+SET search_path = pg_catalog, public;
+SELECT regress.pid_is_face_of_one(5) AS definer_compares;
+SELECT regress.error_of('SELECT regress.pid_face_of_one()') AS definer_face_not_handed_on;
+SELECT regress.error_of('SELECT regress.pid_is_face_of_one(5), regress.pid_face_of_one()') AS nor_in_one_statement;
+RESET search_path;
+RESET ROLE;
+DROP FUNCTION regress.pid_is_face_of_one(bigint), regress.pid_face_of_one();
+
+-- A key of pg_database_owner serves whoever owns the database now.
+SET ROLE regress_key_admin;
+SELECT crid_public_id_key_create('pg_database_owner', 60) AS owners_key;
+RESET ROLE;
+CREATE TEMP TABLE pid_owner AS SELECT datdba FROM pg_database WHERE datname = current_database();
+DO $$ BEGIN EXECUTE format('ALTER DATABASE %I OWNER TO regress_other', current_database()); END $$;
+SET ROLE regress_other;
+SELECT crid_mask(1::bigint, 60) IS NOT NULL AS database_owner_uses_it;
+RESET ROLE;
+DO $$ BEGIN
+    EXECUTE format('ALTER DATABASE %I OWNER TO %I', current_database(),
+                   (SELECT rolname FROM pg_roles WHERE oid = (SELECT datdba FROM pid_owner)));
+END $$;
+DROP TABLE pid_owner;
+SET ROLE regress_other;
+SELECT regress.error_of($$SELECT crid_mask(1::bigint, 60)$$) AS owner_no_more;
+RESET ROLE;
+
+-- Only key administrators write keys: pg_write_all_data, which writes
+-- every table without reading it, may not move keys to itself, retire
+-- them or add any.
+CREATE ROLE regress_writer IN ROLE pg_write_all_data;
+SET ROLE regress_writer;
+SELECT regress.error_of($$UPDATE crid_public_id_keys SET usable_by = 'regress_writer'$$) AS writer_moves_keys;
+SELECT regress.error_of($$UPDATE crid_public_id_keys SET retired_at = now()$$) AS writer_retires_keys;
+SELECT regress.error_of($$INSERT INTO crid_public_id_keys (key_id, usable_by) VALUES (70, 'regress_writer')$$) AS writer_adds_a_key;
+RESET ROLE;
+SELECT count(*) AS writers_keys FROM crid_public_id_keys WHERE usable_by = 'regress_writer'::regrole;
+
+-- A dump's keys restored into a table that holds them already: the rows
+-- equal to a key are skipped (an error would quote the row, secret and
+-- all, in COPY's context); a key id with another secret is refused.
+SET ROLE regress_key_admin;
+CREATE TEMP TABLE pid_dump AS SELECT * FROM crid_public_id_keys;
+INSERT INTO crid_public_id_keys SELECT * FROM pid_dump;
+SELECT (SELECT count(*) FROM crid_public_id_keys) = (SELECT count(*) FROM pid_dump) AS restored_twice_unchanged;
+UPDATE pid_dump SET secret = '\x000102030405060708090a0b0c0d0e0f' WHERE key_id = 1;
+SELECT regress.sqlstate_of($$INSERT INTO crid_public_id_keys SELECT * FROM pid_dump WHERE key_id = 1$$) AS other_secret_same_id;
+DROP TABLE pid_dump;
+RESET ROLE;
+
 DROP TABLE pid_orders CASCADE;
+DROP TABLE ids;
 REVOKE ALL ON crid_public_id_keys FROM regress_key_admin;
 REVOKE USAGE ON SCHEMA regress FROM regress_api, regress_other, regress_key_admin;
-DROP ROLE regress_api, regress_other, regress_key_admin;
+DROP ROLE regress_api, regress_other, regress_key_admin, regress_writer;
+-- Keys whose role is gone serve superusers only; crid_check() names them
+-- to their administrators.
+SELECT problem, object FROM crid_check() WHERE problem = 'key_role_dropped' ORDER BY object;

@@ -11,6 +11,14 @@
 -- retired instead (retired_at set), which wipes its secret and keeps its
 -- row, so that its id is never made again. A retired row may be inserted
 -- (a restore of a dump does), without its secret.
+--
+-- Only key administrators, who may read the table, write it: the predefined
+-- role pg_write_all_data may write every table without reading it, and
+-- could otherwise move every key to itself (UPDATE ... SET usable_by
+-- needs no SELECT) or retire them all. And a row equal to a key the table
+-- holds (key id, secret, retirement) is skipped: a dump's keys restored
+-- twice must not fail on the primary key, whose error's COPY context
+-- would quote the row, secret included, into the server log.
 CREATE FUNCTION @extschema@.crid_public_id_keys_check() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp
@@ -20,6 +28,11 @@ BEGIN
         RAISE EXCEPTION 'crid_public_id_keys: keys are retired, never deleted'
             USING ERRCODE = '55000',
                   HINT = 'UPDATE crid_public_id_keys SET retired_at = now() WHERE key_id = ... wipes the key''s secret and keeps its id from being made again.';
+    END IF;
+    IF NOT pg_catalog.has_table_privilege(TG_RELID, 'SELECT') THEN
+        RAISE EXCEPTION 'crid_public_id_keys: permission denied: only key administrators change keys'
+            USING ERRCODE = '42501',
+                  HINT = 'Key administrators hold SELECT, INSERT and UPDATE on crid_public_id_keys, granted by its owner.';
     END IF;
     IF NEW.key_id IS NULL OR NEW.key_id <= 0 THEN
         RAISE EXCEPTION 'crid_public_id_keys: key_id must be a positive integer'
@@ -44,12 +57,15 @@ BEGIN
     END IF;
     IF NEW.retired_at IS NOT NULL THEN
         NEW.secret := NULL; -- a retired key's row, as pg_dump writes it: its id stays taken
-        RETURN NEW;
-    END IF;
-    IF NEW.secret IS NULL OR octet_length(NEW.secret) <> 16 THEN
+    ELSIF NEW.secret IS NULL OR octet_length(NEW.secret) <> 16 THEN
         RAISE EXCEPTION 'crid_public_id_keys: the secret of key % must be 16 bytes', NEW.key_id
             USING ERRCODE = '22023',
                   HINT = 'Leave secret out: its default, crid_public_id_secret(), is 16 strong random bytes.';
+    END IF;
+    -- No query here: during a COPY, auto_explain would log a query this
+    -- trigger runs with the COPY's context, the row and its secret.
+    IF @extschema@.crid_public_id_key_held(NEW.key_id, NEW.secret) THEN
+        RETURN NULL; -- this key, restored again
     END IF;
     RETURN NEW;
 END

@@ -14,6 +14,7 @@
 #include "module/shared_memory.hpp"
 #include "snowflake/node_fence.hpp"
 #include "snowflake/snowflake_settings.hpp"
+#include "public_ids/faces_in_plans.hpp"
 #include "queries_by_time/time_predicates.hpp"
 #include "uuidv7/uuidv7_source.hpp"
 
@@ -43,6 +44,8 @@ void _PG_init(void) {
     crid::pg::registry::define_settings();
     crid::pg::define_clock_settings();
     crid::pg::queries_by_time::init(process_shared_preload_libraries_in_progress);
+    // Loaded or preloaded: a plan that folds a face must depend on the role.
+    crid::pg::public_ids::install_planner_hook();
     // Before MarkGUCPrefixReserved, which would only warn about a crid.*
     // name crid does not define and drop it.
     if (server_start)

@@ -54,8 +54,12 @@ void on_relcache(Datum, Oid relid) {
         forget_keys(true);
 }
 
-// A role's membership or attributes changed: check usable_by again.
-void on_roles(Datum, int, uint32) { forget_keys(false); }
+// A role's membership or attributes changed, or a database's owner (who is
+// the member of pg_database_owner): check usable_by again.
+void on_roles(Datum, int, uint32) {
+    forget_keys(false);
+    forget_plans_with_faces();
+}
 
 HTAB *key_hash() {
     if (keys != nullptr)
@@ -67,10 +71,13 @@ HTAB *key_hash() {
     CacheRegisterRelcacheCallback(on_relcache, 0);
     CacheRegisterSyscacheCallback(AUTHMEMMEMROLE, on_roles, 0);
     CacheRegisterSyscacheCallback(AUTHOID, on_roles, 0);
+    CacheRegisterSyscacheCallback(DATABASEOID, on_roles, 0);
     return keys;
 }
 
-AttrNumber column(TupleDesc desc, const char *name) {
+} // namespace
+
+AttrNumber key_column(TupleDesc desc, const char *name) {
     for (int i = 0; i < desc->natts; ++i) {
         Form_pg_attribute a = TupleDescAttr(desc, i);
         if (!a->attisdropped && strcmp(NameStr(a->attname), name) == 0)
@@ -90,6 +97,8 @@ Oid key_table_oid(const char *function) {
     return relid;
 }
 
+namespace {
+
 enum class KeyRow { missing, retired, read };
 
 // Fills `k` (its key_id set) from its row. The row is read with a catalog
@@ -101,8 +110,8 @@ KeyRow read_key_row(PublicKey *k, const char *function) {
     key_table = key_table_oid(function);
     Relation rel = table_open(key_table, AccessShareLock);
     TupleDesc desc = RelationGetDescr(rel);
-    AttrNumber id_col = column(desc, "key_id"), secret_col = column(desc, "secret"),
-               usable_col = column(desc, "usable_by"), retired_col = column(desc, "retired_at");
+    AttrNumber id_col = key_column(desc, "key_id"), secret_col = key_column(desc, "secret"),
+               usable_col = key_column(desc, "usable_by"), retired_col = key_column(desc, "retired_at");
     ScanKeyData scankey;
     ScanKeyInit(&scankey, id_col, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(k->key_id));
     SysScanDesc scan = systable_beginscan(rel, InvalidOid, false, nullptr, 1, &scankey);
@@ -209,6 +218,7 @@ extern "C" {
 
 PG_FUNCTION_INFO_V1(crid_public_id_keys_changed);
 PG_FUNCTION_INFO_V1(crid_public_id_secret);
+PG_FUNCTION_INFO_V1(crid_public_id_key_held);
 
 // Statement trigger of crid_public_id_keys: rows changed, so every backend
 // drops the keys it keeps (at its next transaction, or at once here). A
@@ -239,6 +249,50 @@ Datum crid_public_id_secret(PG_FUNCTION_ARGS) {
     if (!pg_strong_random(VARDATA(out), 16))
         ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("crid_public_id_secret: no strong random bytes")));
     PG_RETURN_BYTEA_P(out);
+}
+
+// Whether the key table holds key `key_id` with `secret` (NULL: a retired
+// key, whose secret is wiped): its trigger skips such a row, so a dump's
+// keys may be restored twice. In C, not in SQL: a query run by the trigger
+// during a COPY is logged by auto_explain (log_nested_statements) with the
+// COPY's context, the row and its secret; and the comparison must not put
+// the secret into a plan either. Only to a role that may read the table,
+// which learns nothing it could not read.
+Datum crid_public_id_key_held(PG_FUNCTION_ARGS) {
+    const char *function = "crid_public_id_key_held";
+    int32 key_id = crid::pg::required_int32(fcinfo, 0, function, "key_id");
+    Oid relid = crid::pg::public_ids::key_table_oid(function);
+    if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+        ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                        errmsg("%s: permission denied for table crid_public_id_keys", function)));
+    bytea *given = PG_ARGISNULL(1) ? nullptr : PG_GETARG_BYTEA_PP(1);
+    Relation rel = table_open(relid, AccessShareLock);
+    TupleDesc desc = RelationGetDescr(rel);
+    AttrNumber id_col = crid::pg::public_ids::key_column(desc, "key_id"),
+               secret_col = crid::pg::public_ids::key_column(desc, "secret");
+    ScanKeyData scankey;
+    ScanKeyInit(&scankey, id_col, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(key_id));
+    SysScanDesc scan = systable_beginscan(rel, InvalidOid, false, nullptr, 1, &scankey);
+    HeapTuple row = systable_getnext(scan);
+    bool held = false;
+    if (HeapTupleIsValid(row)) {
+        bool secret_null;
+        Datum secret = heap_getattr(row, secret_col, desc, &secret_null);
+        if (secret_null || given == nullptr) {
+            held = secret_null && given == nullptr;
+        } else {
+            bytea *bytes = DatumGetByteaPP(secret);
+            held = VARSIZE_ANY_EXHDR(bytes) == VARSIZE_ANY_EXHDR(given) &&
+                   memcmp(VARDATA_ANY(bytes), VARDATA_ANY(given), VARSIZE_ANY_EXHDR(given)) == 0;
+            if (reinterpret_cast<Pointer>(bytes) != DatumGetPointer(secret)) { // a detoasted copy: wipe it too
+                explicit_bzero(VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes));
+                pfree(bytes);
+            }
+        }
+    }
+    systable_endscan(scan);
+    table_close(rel, AccessShareLock);
+    PG_RETURN_BOOL(held);
 }
 
 } // extern "C"

@@ -12,6 +12,8 @@
 
 #include "common/postgres_headers.hpp"
 
+#include "public_ids/faces_in_plans.hpp"
+
 #include "core/permutation63.hpp"
 #include "core/siphash.hpp"
 
@@ -39,6 +41,12 @@ struct CallCache {
 
 CallCache &call_cache(FunctionCallInfo fcinfo);
 
+// The key table, crid_public_id_keys in crid's schema; ERROR 55000 naming
+// `function` when crid is not installed in this database.
+Oid key_table_oid(const char *function);
+// The number of the column `name` of the key table (ERROR 55000 if none).
+AttrNumber key_column(TupleDesc desc, const char *name);
+
 // ERROR 22003 for a negative id or face (`what` says which): the 63-bit
 // faces and their text cover 0 to 2^63 - 1.
 void require_not_negative(int64_t value, const char *function, const char *what);
@@ -57,6 +65,7 @@ const PublicKey &key_for_call_slow(FunctionCallInfo fcinfo, int arg, const char 
 // and the user are the same and nothing changed since (inline: this is all
 // a face costs beyond its arithmetic).
 inline const PublicKey &key_for_call(FunctionCallInfo fcinfo, int arg, const char *function) {
+    note_key_use();
     const auto *c = static_cast<const CallCache *>(fcinfo->flinfo->fn_extra);
     if (c != nullptr && c->key != nullptr && !PG_ARGISNULL(arg) && c->key_id == PG_GETARG_INT32(arg) &&
         c->generation == key_generation && c->user == GetUserId())

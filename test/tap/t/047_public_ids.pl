@@ -72,6 +72,7 @@ CREATE ROLE app LOGIN IN ROLE api_users;
 CREATE ROLE outsider LOGIN IN ROLE other_users;
 CREATE ROLE key_admin LOGIN;
 GRANT SELECT, INSERT, UPDATE, DELETE ON crid_public_id_keys TO key_admin;
+CREATE ROLE writer LOGIN IN ROLE pg_write_all_data;
 });
 $node->safe_psql('postgres', sqlstate_of_sql('public'));
 # Keys made as an administrator does, never typed: 1 to 8 for api_users, 9
@@ -588,6 +589,8 @@ my @calls = (
 	[ 'UPDATE crid_public_id_keys SET usable_by = \'app\'', '42501' ],
 	[ 'DELETE FROM crid_public_id_keys', '42501' ],
 	[ 'SELECT crid_public_id_key_create(\'api_users\')', '42501' ],
+	[ 'SELECT crid_public_id_key_held(1, NULL)', '42501' ],
+	[ 'SELECT crid_public_id_key_held(1, decode(repeat(\'00\', 16), \'hex\'))', '42501' ],
 	[ 'SELECT * FROM pg_statistic', '42501' ]);
 # Each call's SQLSTATE, then the calls as a client sees them (the text of
 # every error, hint and notice joins what the scan below reads, and goes
@@ -625,8 +628,40 @@ my @admin = (
 	[ 'INSERT INTO crid_public_id_keys (key_id, secret, usable_by) SELECT 102, secret, NULL FROM crid_public_id_keys WHERE key_id = 2', '22004' ],
 	[ 'INSERT INTO crid_public_id_keys (key_id, secret, usable_by) SELECT -3, secret, usable_by FROM crid_public_id_keys WHERE key_id = 2', '22023' ],
 	[ 'UPDATE crid_public_id_keys SET note = \'checked\' WHERE key_id = 1', 'ok' ],
-	[ 'SELECT crid_public_id_key_create(\'api_users\', 30, \'made by key_admin\')', 'ok' ]);
+	[ 'SELECT crid_public_id_key_create(\'api_users\', 30, \'made by key_admin\')', 'ok' ],
+	[ 'SELECT crid_public_id_key_held(1, NULL)', 'ok' ]);
 sqlstates_as('key_admin', \@admin, 'key_admin: each statement succeeds or fails with its SQLSTATE');
+
+# pg_write_all_data writes every table without reading it: the key table's
+# trigger refuses it, so it cannot take keys over, retire or add them.
+sqlstates_as(
+	'writer',
+	[
+		[ 'UPDATE crid_public_id_keys SET usable_by = \'writer\'', '42501' ],
+		[ 'UPDATE crid_public_id_keys SET retired_at = now()', '42501' ],
+		[ 'INSERT INTO crid_public_id_keys (key_id, usable_by) VALUES (200, \'writer\')', '42501' ],
+		[ 'SELECT crid_mask(5::bigint, 1)', '42501' ]
+	],
+	'pg_write_all_data: no key moved, retired or added, none used (42501)');
+
+# The keys dumped as pg_dump writes them and restored twice into another
+# database: the second COPY's rows equal the keys and are skipped, so no
+# error quotes a row (the scans of 3 read the log after this).
+$node->safe_psql('postgres', 'CREATE DATABASE restored');
+$node->safe_psql('restored', 'CREATE EXTENSION crid');
+my ($dump, $dump_err) = run_command(
+	[ 'pg_dump', '--data-only', '--table=crid_public_id_keys', '--dbname', $node->connstr('postgres') ]);
+like($dump, qr/COPY public\.crid_public_id_keys/, 'pg_dump writes the keys as a COPY');
+for my $pass (1, 2)
+{
+	my ($ret, $out, $err) = $node->psql('restored', $dump);
+	is($ret . ($err =~ /ERROR/ ? ' with an error' : ''), '0', "the dump of the keys restores, time $pass");
+}
+is( $node->safe_psql('restored', q{SELECT count(*) || ' ' || md5(string_agg(key_id || encode(secret, 'hex'), ',' ORDER BY key_id))
+                                   FROM crid_public_id_keys}),
+	$node->safe_psql('postgres', q{SELECT count(*) || ' ' || md5(string_agg(key_id || encode(secret, 'hex'), ',' ORDER BY key_id))
+                                   FROM crid_public_id_keys}),
+	'restored twice, the keys are the same keys, once each');
 is(as_role('app', 'SELECT crid_unmask(crid_mask(5::bigint, 30), 30)'), 5, 'the key key_admin made serves app');
 
 # Every function taking a key id (found in the catalog, so that a new one
@@ -638,7 +673,8 @@ SELECT string_agg(p.oid::regprocedure::text, ' ' ORDER BY p.oid::regprocedure::t
   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'crid'
  WHERE 'key_id' = ANY (p.proargnames)}),
 	'crid_mask(bigint,integer) crid_mask(uuid,integer) crid_mask_sqid(bigint,integer,text,text,integer,text[]) '
-	  . 'crid_public_id_key_create(regrole,integer,text) crid_unmask(bigint,integer) crid_unmask(uuid,integer) '
+	  . 'crid_public_id_key_create(regrole,integer,text) crid_public_id_key_held(integer,bytea) '
+	  . 'crid_unmask(bigint,integer) crid_unmask(uuid,integer) '
 	  . 'crid_unmask_sqid(text,integer,text,text,integer,text[])',
 	'the functions of crid that take a key id');
 my $outputs = as_role('app', join("\n", map { qq{
