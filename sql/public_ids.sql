@@ -255,6 +255,40 @@ SELECT regress.error_of('SELECT regress.pid_is_face_of_one(5), regress.pid_face_
 RESET search_path;
 RESET ROLE;
 DROP FUNCTION regress.pid_is_face_of_one(bigint), regress.pid_face_of_one();
+-- An IMMUTABLE function folded at plan time may run the plan it cached for
+-- its face instead of using the key again: the plan that folded it is made
+-- again for another role too.
+CREATE FUNCTION regress.pid_inner_face() RETURNS bigint LANGUAGE plpgsql IMMUTABLE
+    AS $$ BEGIN RETURN crid_mask(1::bigint, 1); END $$;
+SET ROLE regress_api;
+SELECT regress.pid_inner_face() IS NOT NULL AS inner_plan_cached;
+PREPARE outer_face AS SELECT regress.pid_inner_face() IS NOT NULL AS folded_from_a_cached_plan;
+EXECUTE outer_face;
+RESET ROLE;
+SET ROLE regress_other;
+SELECT regress.error_of('EXECUTE outer_face') AS cached_inner_plan;
+RESET ROLE;
+DEALLOCATE outer_face;
+-- A function folded at plan time that catches an ERROR of its own keeps
+-- the mark of the face folded before it.
+CREATE FUNCTION regress.pid_swallow() RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+    BEGIN
+        PERFORM 1 / 0;
+    EXCEPTION WHEN division_by_zero THEN
+        NULL;
+    END;
+    RETURN 0;
+END $$;
+SET ROLE regress_api;
+PREPARE swallowed AS SELECT crid_mask(1::bigint, 1) IS NOT NULL AS folded, regress.pid_swallow() AS caught;
+EXECUTE swallowed;
+RESET ROLE;
+SET ROLE regress_other;
+SELECT regress.error_of('EXECUTE swallowed') AS error_caught_while_planning;
+RESET ROLE;
+DEALLOCATE swallowed;
+DROP FUNCTION regress.pid_inner_face(), regress.pid_swallow();
 
 -- A key of pg_database_owner serves whoever owns the database now.
 SET ROLE regress_key_admin;

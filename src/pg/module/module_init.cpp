@@ -45,7 +45,7 @@ void _PG_init(void) {
     crid::pg::define_clock_settings();
     crid::pg::queries_by_time::init(process_shared_preload_libraries_in_progress);
     // Loaded or preloaded: a plan that folds a face must depend on the role.
-    crid::pg::public_ids::install_planner_hook();
+    crid::pg::public_ids::install_plan_hooks();
     // Before MarkGUCPrefixReserved, which would only warn about a crid.*
     // name crid does not define and drop it.
     if (server_start)

@@ -6,8 +6,14 @@
 // must not hand a face to another role, nor a plan made before a REVOKE
 // outlive it. So a plan whose making used a key is marked as depending on
 // the role, as row security marks its plans (PlannedStmt.dependsOnRole):
-// PostgreSQL plans it again when another role runs it. And once a backend
-// made such a plan, a change of role membership drops its cached plans.
+// PostgreSQL plans it again when another role runs it. A plan so marked
+// that runs while another is planned (a function folded at plan time runs
+// the plans it cached) marks that one too. And once a backend made such a
+// plan, a change of role membership drops its cached plans.
+//
+// What PostgreSQL folds outside the planner is not marked: a domain's CHECK
+// (the type cache) and an index's predicate or expression (the relation
+// cache) are computed once per backend for every role (docs/security.md).
 //
 // The mark needs crid's planner hook around the planning, which a backend
 // has from the moment it loads crid: always, when crid is preloaded (as its
@@ -19,8 +25,9 @@
 
 namespace crid::pg::public_ids {
 
-// From _PG_init: the planner hook, chained after any other.
-void install_planner_hook();
+// From _PG_init: the planner and executor-start hooks, chained after any
+// other.
+void install_plan_hooks();
 
 extern int planning_depth;
 extern bool key_used_while_planning;
