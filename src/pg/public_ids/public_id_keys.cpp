@@ -75,8 +75,6 @@ HTAB *key_hash() {
     return keys;
 }
 
-} // namespace
-
 AttrNumber key_column(TupleDesc desc, const char *name) {
     for (int i = 0; i < desc->natts; ++i) {
         Form_pg_attribute a = TupleDescAttr(desc, i);
@@ -97,35 +95,59 @@ Oid key_table_oid(const char *function) {
     return relid;
 }
 
-namespace {
+// The row of one key id in the key table, while the scan is open. The row is
+// read with a catalog snapshot, taken after every invalidation this backend
+// has processed, not with the statement's: a transaction whose snapshot is
+// older than a key's retirement or move must not cache the row as it was,
+// since no invalidation would come again to correct it.
+struct KeyRowScan {
+    Relation rel;
+    TupleDesc desc;
+    SysScanDesc scan;
+    HeapTuple row; // not valid when the table has no such key id
+};
+
+KeyRowScan begin_key_row_scan(Oid relid, int32 key_id) {
+    KeyRowScan s;
+    s.rel = table_open(relid, AccessShareLock);
+    s.desc = RelationGetDescr(s.rel);
+    ScanKeyData scankey;
+    ScanKeyInit(&scankey, key_column(s.desc, "key_id"), BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(key_id));
+    s.scan = systable_beginscan(s.rel, InvalidOid, false, nullptr, 1, &scankey);
+    s.row = systable_getnext(s.scan);
+    return s;
+}
+
+void end_key_row_scan(KeyRowScan &s) {
+    systable_endscan(s.scan);
+    table_close(s.rel, AccessShareLock);
+}
+
+// A secret's bytes as DatumGetByteaPP gave them: a detoasted copy of the
+// stored value is wiped and freed, not left in memory.
+void release_secret(bytea *bytes, Datum stored) {
+    if (reinterpret_cast<Pointer>(bytes) != DatumGetPointer(stored)) {
+        explicit_bzero(VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes));
+        pfree(bytes);
+    }
+}
 
 enum class KeyRow { missing, retired, read };
 
-// Fills `k` (its key_id set) from its row. The row is read with a catalog
-// snapshot, taken after every invalidation this backend has processed, not
-// with the statement's: a transaction whose snapshot is older than a key's
-// retirement or move must not cache the row as it was, since no
-// invalidation would come again to correct it.
+// Fills `k` (its key_id set) from its row.
 KeyRow read_key_row(PublicKey *k, const char *function) {
     key_table = key_table_oid(function);
-    Relation rel = table_open(key_table, AccessShareLock);
-    TupleDesc desc = RelationGetDescr(rel);
-    AttrNumber id_col = key_column(desc, "key_id"), secret_col = key_column(desc, "secret"),
-               usable_col = key_column(desc, "usable_by"), retired_col = key_column(desc, "retired_at");
-    ScanKeyData scankey;
-    ScanKeyInit(&scankey, id_col, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(k->key_id));
-    SysScanDesc scan = systable_beginscan(rel, InvalidOid, false, nullptr, 1, &scankey);
-    HeapTuple row = systable_getnext(scan);
-    KeyRow result = HeapTupleIsValid(row) ? KeyRow::read : KeyRow::missing;
+    KeyRowScan s = begin_key_row_scan(key_table, k->key_id);
+    KeyRow result = HeapTupleIsValid(s.row) ? KeyRow::read : KeyRow::missing;
     bool retired_null = true;
     if (result == KeyRow::read)
-        (void)heap_getattr(row, retired_col, desc, &retired_null);
+        (void)heap_getattr(s.row, key_column(s.desc, "retired_at"), s.desc, &retired_null);
     if (result == KeyRow::read && !retired_null)
         result = KeyRow::retired;
     if (result == KeyRow::read) {
         bool secret_null, usable_null;
-        Datum secret = heap_getattr(row, secret_col, desc, &secret_null);
-        Datum usable = heap_getattr(row, usable_col, desc, &usable_null);
+        Datum secret = heap_getattr(s.row, key_column(s.desc, "secret"), s.desc, &secret_null);
+        Datum usable = heap_getattr(s.row, key_column(s.desc, "usable_by"), s.desc, &usable_null);
         bytea *bytes = secret_null ? nullptr : DatumGetByteaPP(secret);
         if (bytes == nullptr || VARSIZE_ANY_EXHDR(bytes) != 16)
             ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -133,16 +155,12 @@ KeyRow read_key_row(PublicKey *k, const char *function) {
                             errhint("The trigger of crid_public_id_keys refuses such rows; was it disabled?")));
         k->sip = core::sip_key_from_bytes(reinterpret_cast<const uint8_t *>(VARDATA_ANY(bytes)));
         new (&k->permutation) core::Permutation63(k->sip);
-        if (reinterpret_cast<Pointer>(bytes) != DatumGetPointer(secret)) { // a detoasted copy: wipe it too
-            explicit_bzero(VARDATA_ANY(bytes), 16);
-            pfree(bytes);
-        }
+        release_secret(bytes, secret);
         k->usable_by = usable_null ? InvalidOid : DatumGetObjectId(usable);
         k->allowed_user = InvalidOid;
         k->loaded = true;
     }
-    systable_endscan(scan);
-    table_close(rel, AccessShareLock);
+    end_key_row_scan(s);
     return result;
 }
 
@@ -266,32 +284,21 @@ Datum crid_public_id_key_held(PG_FUNCTION_ARGS) {
         ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
                         errmsg("%s: permission denied for table crid_public_id_keys", function)));
     bytea *given = PG_ARGISNULL(1) ? nullptr : PG_GETARG_BYTEA_PP(1);
-    Relation rel = table_open(relid, AccessShareLock);
-    TupleDesc desc = RelationGetDescr(rel);
-    AttrNumber id_col = crid::pg::public_ids::key_column(desc, "key_id"),
-               secret_col = crid::pg::public_ids::key_column(desc, "secret");
-    ScanKeyData scankey;
-    ScanKeyInit(&scankey, id_col, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(key_id));
-    SysScanDesc scan = systable_beginscan(rel, InvalidOid, false, nullptr, 1, &scankey);
-    HeapTuple row = systable_getnext(scan);
+    auto s = crid::pg::public_ids::begin_key_row_scan(relid, key_id);
     bool held = false;
-    if (HeapTupleIsValid(row)) {
+    if (HeapTupleIsValid(s.row)) {
         bool secret_null;
-        Datum secret = heap_getattr(row, secret_col, desc, &secret_null);
+        Datum secret = heap_getattr(s.row, crid::pg::public_ids::key_column(s.desc, "secret"), s.desc, &secret_null);
         if (secret_null || given == nullptr) {
             held = secret_null && given == nullptr;
         } else {
             bytea *bytes = DatumGetByteaPP(secret);
             held = VARSIZE_ANY_EXHDR(bytes) == VARSIZE_ANY_EXHDR(given) &&
                    memcmp(VARDATA_ANY(bytes), VARDATA_ANY(given), VARSIZE_ANY_EXHDR(given)) == 0;
-            if (reinterpret_cast<Pointer>(bytes) != DatumGetPointer(secret)) { // a detoasted copy: wipe it too
-                explicit_bzero(VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes));
-                pfree(bytes);
-            }
+            crid::pg::public_ids::release_secret(bytes, secret);
         }
     }
-    systable_endscan(scan);
-    table_close(rel, AccessShareLock);
+    crid::pg::public_ids::end_key_row_scan(s);
     PG_RETURN_BOOL(held);
 }
 

@@ -41,12 +41,6 @@ struct CallCache {
 
 CallCache &call_cache(FunctionCallInfo fcinfo);
 
-// The key table, crid_public_id_keys in crid's schema; ERROR 55000 naming
-// `function` when crid is not installed in this database.
-Oid key_table_oid(const char *function);
-// The number of the column `name` of the key table (ERROR 55000 if none).
-AttrNumber key_column(TupleDesc desc, const char *name);
-
 // ERROR 22003 for a negative id or face (`what` says which): the 63-bit
 // faces and their text cover 0 to 2^63 - 1.
 void require_not_negative(int64_t value, const char *function, const char *what);
