@@ -1,5 +1,5 @@
 # The snowflake clock policy against a server whose clock really moves
-# (libfaketime): a few ms back waits, back within crid.clock_borrow_ms
+# (libfaketime): back within crid.clock_wait_ms waits, within crid.clock_borrow_ms
 # borrows, beyond it refuses naming the drift; then restarts and crashes with
 # the clock behind never give an id smaller than one handed out before.
 use strict;
@@ -41,12 +41,27 @@ sub counter
 
 mint('start', 20000);
 
-# A few ms back: within crid.clock_wait_ms, the generator waits it out. The
-# clock steps back while a session mints without pause, so the step lands
-# behind its last id (between two sessions the clock would have moved past
-# the last id by itself). A step is 3 ms, and another follows only if the
-# session minted since the last one without waiting (it was descheduled just
-# then): no step can put the clock more than 3 ms behind an id.
+# A setting by reload (ALTER SYSTEM, or RESET back to the file's $value),
+# seen by new sessions before the test goes on.
+sub set_setting
+{
+	my ($name, $value, $reset) = @_;
+	my $alter = $reset ? "ALTER SYSTEM RESET $name" : "ALTER SYSTEM SET $name = $value";
+	$node->safe_psql('postgres', "$alter; SELECT pg_reload_conf()");
+	$node->poll_query_until('postgres', "SELECT setting = '$value' FROM pg_settings WHERE name = '$name'")
+	  or die "$name did not become $value";
+}
+
+# Back within crid.clock_wait_ms: the generator waits it out. The clock steps
+# back while a session mints without pause, so the step lands behind its last
+# id (between two sessions the clock would have moved past the last id by
+# itself). The step is 500 ms in a 2 s window: on a loaded machine a session
+# can be off the CPU for a few ms at the moment of a step and then find the
+# clock past its last id, but not for half a second, twenty times. Another
+# step follows only if the session minted since the last one without
+# waiting: no id is ahead of the clock, so no step puts the clock more than
+# 500 ms behind an id, and the generator never borrows.
+set_setting('crid.clock_wait_ms', 2000);
 $node->safe_psql('postgres', 'CREATE TABLE stop_minting (stop boolean); CREATE TABLE minted (backwards bigint)');
 my ($waits_before, $borrows_before) = (counter('clock_waits'), counter('clock_borrows'));
 my $minter = psql_start(
@@ -67,7 +82,7 @@ BEGIN
         END LOOP;
         EXIT WHEN EXISTS (SELECT FROM stop_minting);
     END LOOP;
-    INSERT INTO ids VALUES ('back_3ms', first_id), ('back_3ms', previous);
+    INSERT INTO ids VALUES ('back_step', first_id), ('back_step', previous);
     INSERT INTO minted VALUES (backwards);
 END $$});
 my $offset_ms = 0;
@@ -78,42 +93,33 @@ for my $step (1 .. 20)
 		"SELECT sum(value) > $ids FROM crid_stats() WHERE family = 'snowflake' AND node = 1 AND metric = 'ids'")
 	  or die 'the session does not mint';
 	last if counter('clock_waits') > $waits_before;
-	$offset_ms += 3;
+	$offset_ms += 500;
 	set_clock_offset(sprintf('-%.3f', $offset_ms / 1000));
 	usleep(10_000);
 }
 $node->safe_psql('postgres', 'INSERT INTO stop_minting VALUES (true)');
 psql_finish($minter, 'the minting session');
-cmp_ok(counter('clock_waits'), '>', $waits_before, "clock stepped back by 3 ms ($offset_ms ms in all): the generator waited");
+cmp_ok(counter('clock_waits'), '>', $waits_before,
+	"clock stepped back by 500 ms ($offset_ms ms in all), crid.clock_wait_ms 2 s: the generator waited");
 is(counter('clock_borrows'), $borrows_before, '... and borrowed no id ahead of the clock');
 is($node->safe_psql('postgres', 'SELECT backwards FROM minted'), '0', '... and each id was greater than the one before');
-is(all_increasing('start', 'back_3ms'), 't', '... and than every id before the steps');
-
-# crid.clock_borrow_ms by reload, seen by new sessions before the test goes on.
-sub set_borrow_ms
-{
-	my ($ms) = @_;
-	$node->safe_psql('postgres', "ALTER SYSTEM SET crid.clock_borrow_ms = $ms; SELECT pg_reload_conf()");
-	$node->poll_query_until('postgres',
-		"SELECT setting = '$ms' FROM pg_settings WHERE name = 'crid.clock_borrow_ms'")
-	  or die "crid.clock_borrow_ms did not become $ms";
-}
+is(all_increasing('start', 'back_step'), 't', '... and than every id before the steps');
+set_setting('crid.clock_wait_ms', 5, 'reset');
 
 # Back within crid.clock_borrow_ms: ids continue ahead of the clock. The
 # step and the window are wide (30 s back in a 60 s window), so that however
 # long the next session takes to start on a loaded machine, the clock is
 # still behind the last id when it mints: a step of a few hundred ms could
 # be over before the first call.
-set_borrow_ms(60000);
+set_setting('crid.clock_borrow_ms', 60000);
 set_clock_offset(sprintf('-%.3f', ($offset_ms + 30000) / 1000));
 mint('back_borrow', 20000);
-is(all_increasing('back_3ms', 'back_borrow'), 't', 'clock 30 s back, within the borrow window: every id greater than before');
+is(all_increasing('back_step', 'back_borrow'), 't', 'clock 30 s back, within the borrow window: every id greater than before');
 cmp_ok(counter('clock_borrows'), '>', 0, 'and those ids were borrowed from a logical clock');
 
 # Beyond the window: refuse, naming the drift and the setting. Back by a
 # minute against a window of 1 s, for the same reason.
-set_borrow_ms(1000);
-$node->safe_psql('postgres', 'ALTER SYSTEM RESET crid.clock_borrow_ms');
+set_setting('crid.clock_borrow_ms', 1000, 'reset');
 set_clock_offset('-60');
 my ($ret, $out, $err) = $node->psql('postgres', 'SELECT snowflake_next(1)');
 isnt($ret, 0, 'clock a minute back: snowflake_next refuses');
