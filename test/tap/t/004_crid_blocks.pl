@@ -149,6 +149,8 @@ $node->safe_psql('postgres', 'CREATE DATABASE registry_later');
 $node->poll_query_until('postgres',
 	"SELECT count(*) > 0 FROM pg_stat_activity WHERE backend_type = 'crid block reserver' AND datname = 'registry_later'")
   or die 'the worker did not connect';
+$node->poll_query_until('postgres', "SELECT state = 'no_extension' FROM crid_registry_status()")
+  or die 'the worker did not look for the extension';
 ($ret, $out, $err) = $node->psql('postgres', 'SELECT crid_next()');
 like($err, qr/does not have the crid extension/, 'registry database without the extension: said so');
 

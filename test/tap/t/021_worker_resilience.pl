@@ -14,10 +14,12 @@ use Test::More;
 
 # Blocks of crid.block_size whatever the rate (crid.max_blocks_per_second =
 # 0): the failures below must be met once a loop used up the reserve, and
-# blocks grown for the fast loops would make that reserve large.
+# blocks grown for the fast loops would make that reserve large. Minting
+# that must succeed waits up to 30 s for a block (a loaded machine can stall
+# the worker for seconds); the sessions that must time out set 1 or 2 s.
 my $node = crid_node('worker_resilience',
 	conf => "crid.registry_database = 'registry'\ncrid.block_size = 1000\ncrid.threshold = 400\n"
-	  . "crid.allocation_timeout = '2s'\ncrid.max_blocks_per_second = 0\n",
+	  . "crid.allocation_timeout = '30s'\ncrid.max_blocks_per_second = 0\n",
 	start => { fail_ok => 0 });
 $node->safe_psql('postgres', q{CREATE ROLE alice LOGIN; CREATE DATABASE registry OWNER alice});
 $node->safe_psql('registry', 'CREATE EXTENSION crid');
@@ -107,12 +109,13 @@ $node->reload;
 # A constraint no reservation can satisfy: every attempt fails alike.
 $offset = -s $node->logfile;
 $node->safe_psql('registry', 'ALTER TABLE crid_allocations ADD CONSTRAINT broken CHECK (next_seq < 0) NOT VALID');
-my ($ret, $out, $err) = $node->psql('postgres', 'SELECT count(crid_next()) FROM generate_series(1, 1000000)');
+my ($ret, $out, $err) =
+  $node->psql('postgres', "SET crid.allocation_timeout = '2s'; SELECT count(crid_next()) FROM generate_series(1, 1000000)");
 isnt($ret, 0, 'a registry where every reservation fails: crid_next fails after the timeout');
 like($err, qr/could not reserve a block/, 'saying the worker could not reserve');
 like($err, qr/DETAIL:  .*violates check constraint "broken"/, 'with its last error');
 like($err, qr/HINT:  The worker retries with a growing pause/, 'and a hint for that cause');
-($ret, $out, $err) = $node->psql('postgres', 'SELECT crid_next()');
+($ret, $out, $err) = $node->psql('postgres', "SET crid.allocation_timeout = '2s'; SELECT crid_next()");
 isnt($ret, 0, 'still failing a moment later');
 is(count_of(log_since($offset), qr/crid: could not reserve a block/), 1,
 	'the repeated failure is logged once');
@@ -125,27 +128,32 @@ like(log_since($offset), qr/crid: reserving blocks again/, 'and the log says so'
 # --- A lock on the registry table ----------------------------------------------
 my $locker = $node->background_psql('registry');
 $locker->query_safe('BEGIN; LOCK TABLE crid_allocations IN EXCLUSIVE MODE');
+# The waiter waits the file's 30 s, long enough for the poll to see it on a
+# loaded machine; it is cancelled once seen.
 my $waiter = $node->background_psql('postgres', on_error_stop => 0);
 $waiter->query_until(qr/started/, "\\echo started\nSELECT count(crid_next()) FROM generate_series(1, 1000000);\n");
 ok( $node->poll_query_until('postgres',
 		"SELECT wait_event_type = 'Extension' FROM pg_stat_activity WHERE query LIKE 'SELECT count(crid_next())%'"),
 	'a crid_next() waiting for a block shows the Extension wait event');
-($ret, $out, $err) = $node->psql('postgres', 'SELECT count(crid_next()) FROM generate_series(1, 1000000)');
+($ret, $out, $err) = $node->psql('postgres',
+	"SET crid.allocation_timeout = '2s'; SELECT count(crid_next()) FROM generate_series(1, 1000000)");
 like($err, qr/waiting for a lock in the registry database/, 'the timeout names the lock the worker waits for');
 like($err, qr/HINT:  A session in database "registry" holds a lock on crid_allocations/, 'and says where to look');
+$node->safe_psql('postgres',
+	"SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'SELECT count(crid_next())%'");
+$waiter->quit;
 $locker->query_safe('COMMIT');
 $locker->quit;
-$waiter->quit;
 ok(mints(5000), 'the lock released: minting resumes');
 
 # --- A registry database that does not exist -----------------------------------
-$node->append_conf('postgresql.conf', "crid.registry_database = 'later'\ncrid.allocation_timeout = '1s'\n");
+$node->append_conf('postgresql.conf', "crid.registry_database = 'later'\n");
 $offset = -s $node->logfile;
 $node->restart;
 $node->poll_query_until('postgres',
 	"SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'crid block reserver' AND datid IS NULL")
   or die 'the worker does not wait for the database';
-($ret, $out, $err) = $node->psql('postgres', 'SELECT crid_next()');
+($ret, $out, $err) = $node->psql('postgres', "SET crid.allocation_timeout = '1s'; SELECT crid_next()");
 like($err, qr/the registry database does not exist/, 'crid_next names the cause');
 like($err, qr/HINT:  Create database "later"/, 'and the way out');
 # The worker that waits has checked for the database again (after 1 s,

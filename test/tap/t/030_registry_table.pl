@@ -126,6 +126,10 @@ for my $table (sort keys %wrong)
 	$node->append_conf('postgresql.conf', "crid.registry_table = '$table'\ncrid.allocation_timeout = '1s'\n");
 	my $offset = -s $node->logfile;
 	$node->restart;
+	# The worker judges the table once it has started and connected; on a
+	# loaded machine that can take longer than the 1 s crid_next() waits.
+	$node->poll_query_until('app', "SELECT state = 'bad_table' FROM crid.crid_registry_status()")
+	  or die "$table: the worker did not find the table wrong";
 	($ret, $out, $err) = $node->psql('app', 'SELECT crid.crid_next()');
 	like($err, qr/crid\.registry_table does not name a registry table/, "$table: crid_next says what is wrong");
 	like($err, $wrong{$table}, "$table: naming the table and the problem");

@@ -4,9 +4,9 @@
 # above every id of the old holder; two servers given one static node id:
 # the second refuses to mint, naming the first; the registry stopped: leased
 # minting stops once the lease may have lapsed and resumes when it is back;
-# bad lease settings stop the server start. Leases last 20 s here: long
-# enough that a loaded machine cannot stall renewals until one lapses, and
-# the two waits for a lapse stay short.
+# bad lease settings stop the server start. Leases last 8 s here: a lease
+# lapses only when no renewal (every 2.7 s) gets through for 6.4 s, and the
+# two waits for a lapse stay short.
 use strict;
 use warnings;
 use FindBin;

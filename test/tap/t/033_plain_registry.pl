@@ -107,8 +107,8 @@ my $write_password = sub {
 };
 $write_password->('wrong horse');
 my $conninfo = sprintf('host=%s port=%d dbname=postgres user=crid_fleet', $registry->host, $registry->port);
-# Leases last the default 30 s: nothing here waits for one to lapse, and a
-# loaded machine cannot stall a renewal long enough to lose one.
+# Leases last crid_node's 6 s (CridTest.pm says why); nothing here waits for
+# one to lapse.
 my $fleet_conf = "crid.registry = '$conninfo passfile=$passfile'\ncrid.registry_table = 'ids.crid_allocations'\n"
   . "crid.block_size = 2000\ncrid.threshold = 1000\n";
 my $a = crid_node('plain_a', conf => $fleet_conf . "crid.node_id = 5\ncrid.snowflake_nodes = '5-6'\n");

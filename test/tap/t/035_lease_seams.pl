@@ -127,7 +127,12 @@ for my $removal ('DELETE FROM crid_node_leases WHERE node = 5', 'TRUNCATE crid_n
 }
 
 # --- a clone of a live server: same host name, port and data path ------------
-my $original = crid_node('lease_original', conf => $fleet_conf . "crid.node_id = 9\n", init => { allows_streaming => 1 });
+# (Its lease lasts 12 s, copied to the clone: a clone that found it lapsed
+# would still wait 14.4 s before minting, longer than the 6 s both mint, so
+# the clone mints nothing even if a loaded machine stalls the original's
+# renewals for seconds.)
+my $original = crid_node('lease_original', conf => $fleet_conf . "crid.node_id = 9\ncrid.node_lease_ttl = '12s'\n",
+	init => { allows_streaming => 1 });
 ok($original->poll_query_until('postgres', 'SELECT snowflake_next() > 0'), 'the original registers static node 9');
 $original->safe_psql('postgres', $mint_for);
 $original->backup('clone_base');

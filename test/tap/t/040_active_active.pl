@@ -35,13 +35,15 @@ $registry->safe_psql('postgres', q{
 CREATE ROLE crid_fleet LOGIN;
 } . fleet_grants('crid_fleet') . q{
 });
-# Leases of 6 s: a node taken for the first time is minted on a TTL and a
+# Leases of 12 s: a node taken for the first time is minted on a TTL and a
 # fifth later (no lease row shows that nobody else minted on it), mostly
 # while the next servers start; a lease lapses only when no renewal (every
-# 2 s) gets through for 4.8 s, longer than a busy machine stalls one.
+# 4 s) gets through for 9.6 s. This test loads the machine more than any
+# other (three servers replicating to each other), so the margin over a
+# stalled worker is wide.
 my $fleet_conf = writer_conf()
   . sprintf("crid.registry = 'host=%s port=%d dbname=postgres user=crid_fleet'\n", $registry->host, $registry->port)
-  . "crid.node_lease_ttl = '6s'\n";
+  . "crid.node_lease_ttl = '12s'\n";
 # The writers reserve in the fleet's registry, not in their own tables, so
 # there is nothing of theirs to wait for to open (open => 0).
 my $a = crid_node('mw_a', open => 0, conf => $fleet_conf . "crid.node_id = 1\n");

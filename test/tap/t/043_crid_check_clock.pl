@@ -45,10 +45,16 @@ my $member = crid_node('clock_member', open => 0,
 
 # The registry's clock minus the test's, in ms, as the registry's backends
 # read it.
+# The registry's clock minus this test's, bracketed by this test's clock
+# before and after the query: (at most, at least). A loaded machine can take
+# a second to start psql and read its answer, so a check that the registry
+# is behind uses the first and one that it is ahead the second.
 sub registry_offset_ms
 {
+	my $before = int(Time::HiRes::time() * 1000);
 	my $theirs = $registry->safe_psql('postgres', 'SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint');
-	return $theirs - int(Time::HiRes::time() * 1000);
+	my $after = int(Time::HiRes::time() * 1000);
+	return ($theirs - $after, $theirs - $before);
 }
 
 # Serves a few blocks' worth of crid ids, so that the block reserver
@@ -90,7 +96,7 @@ is($member->safe_psql('postgres', q{SELECT count(*) FROM crid_check() WHERE prob
 
 # --- the registry 3 s behind: more than max_skew_ms (1000) -------------------
 set_registry_clock(-3);
-cmp_ok(registry_offset_ms(), '<', -2500, "the registry's backends read a clock 3 s behind");
+cmp_ok((registry_offset_ms())[0], '<', -2500, "the registry's backends read a clock 3 s behind");
 my $row = clock_skew(1);
 like($row, qr/^this server's clock is \d+ ms ahead of the clock of the registry at host=\S+ port=\d+ dbname=postgres user=crid_fleet /,
 	'registry 3 s behind: crid_check() reports this server ahead of the registry');
@@ -114,7 +120,7 @@ is(clock_skew(0), '', 'with that skew allowed, crid_check() reports the clock no
 # whole seconds: more than half, less than all.
 my $ahead = int($allowed * 3 / 4 / 1000);
 set_registry_clock($ahead);
-cmp_ok(registry_offset_ms(), '>', $ahead * 1000 - 500, "the registry's backends read a clock $ahead s ahead");
+cmp_ok((registry_offset_ms())[1], '>', $ahead * 1000 - 500, "the registry's backends read a clock $ahead s ahead");
 $row = clock_skew(1);
 ($reported) = $row =~ /clock is (\d+) ms behind the clock of the registry/;
 ($offset, $uncertainty) = measured();
