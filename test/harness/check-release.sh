@@ -29,6 +29,7 @@ released() { # released file sha256
 }
 released sql/crid--0.1.0.sql aa5da1c9937c2704b20d841eeed2d7ad253eaf6a40a6c9dcb7c5d1a699669794
 released sql/crid--0.1.0--0.2.0.sql bc104e193baa17ae58f8b2488a8b80b6f30e8b1292cc0b43c9cd0a7a70595fbd
+released sql/crid--0.2.0--0.3.0.sql ab587ad0dde362fbf9abe2ad95494695b8e4146d3699494134556812be1acbf1
 
 # The upgrade chain, in the Makefile's order, leads from 0.1.0 to the default.
 reached=0.1.0
