@@ -22,7 +22,7 @@ OBJS      = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
 # the .in (CONTRIBUTING.md, "Cut a release").
 BASE_SCRIPT       = sql/crid--0.1.0.sql
 RELEASED_UPGRADES = sql/crid--0.1.0--0.2.0.sql sql/crid--0.2.0--0.3.0.sql
-NEXT_UPGRADE      =
+NEXT_UPGRADE      = sql/crid--0.3.0--0.4.0.sql
 UPGRADE_SCRIPTS   = $(RELEASED_UPGRADES) $(NEXT_UPGRADE)
 # A registry server without crid installed gets its tables from a script of
 # its own (docs/fleet.md, "A fleet of servers on one registry"), built the

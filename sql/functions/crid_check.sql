@@ -3,7 +3,7 @@
 -- detail (what is wrong and what it breaks) and fix (the command that fixes
 -- it; a comment after it says what else to do, such as a restart). No rows:
 -- nothing crid can see is wrong.
-CREATE FUNCTION crid_check(OUT problem text, OUT object text, OUT detail text, OUT fix text)
+CREATE OR REPLACE FUNCTION crid_check(OUT problem text, OUT object text, OUT detail text, OUT fix text)
     RETURNS SETOF record
     LANGUAGE plpgsql VOLATILE
     SET search_path = pg_catalog, pg_temp

@@ -42,7 +42,7 @@ check "it holds crid.so, the control file, every install and upgrade script, the
     bash -c "cd '$root' && $(declare -f has); has usr/lib/postgresql/15/lib/crid.so && has usr/share/postgresql/15/extension/crid.control \
         && has usr/lib/postgresql/15/bin/crid_copy_marks \
         && has usr/share/postgresql/15/extension/crid--0.1.0.sql && has usr/share/postgresql/15/extension/crid--$version.sql \
-        && has usr/share/postgresql/15/extension/crid--0.1.0--0.2.0.sql && has usr/share/postgresql/15/extension/crid--0.2.0--0.3.0.sql \
+        && has usr/share/postgresql/15/extension/crid--0.1.0--0.2.0.sql && has usr/share/postgresql/15/extension/crid--0.2.0--0.3.0.sql && has usr/share/postgresql/15/extension/crid--0.3.0--0.4.0.sql \
         && has usr/share/postgresql/15/extension/crid_registry_server.sql"
 # The README links into docs/, so every page goes with it (dh_compress
 # gzips the larger ones, as Debian does with documentation).
