@@ -27,9 +27,18 @@ check "META.json follows the PGXN meta spec 1.0.0" perl test/harness/check-meta.
 released() { # released file sha256
     check "$1 is unchanged since its release" test "$(sha256sum "$1" | cut -d' ' -f1)" = "$2"
 }
-released sql/crid--0.1.0.sql aa5da1c9937c2704b20d841eeed2d7ad253eaf6a40a6c9dcb7c5d1a699669794
-released sql/crid--0.1.0--0.2.0.sql bc104e193baa17ae58f8b2488a8b80b6f30e8b1292cc0b43c9cd0a7a70595fbd
-released sql/crid--0.2.0--0.3.0.sql ab587ad0dde362fbf9abe2ad95494695b8e4146d3699494134556812be1acbf1
+# A released script changes only for a security fix that leaves the objects
+# it makes identical (CONTRIBUTING.md, "Cut a release"): the copies of the
+# scripts as they shipped stay in test/fixtures/released/, and
+# test/tap/t/011_released_scripts.pl installs each version from both and
+# compares the catalogs. Issue 39 qualified every name of the scripts'
+# statements that run as the superuser who installs crid.
+released sql/crid--0.1.0.sql eac6c9a1a768447f8097f9721f2decf05358f46c8c03cf5b68687b6b645a5034
+released sql/crid--0.1.0--0.2.0.sql aa856c53d56a5ac87cd9b610d4b3e14931f8a07afeb08bbd3bf6a39b115aec0d
+released sql/crid--0.2.0--0.3.0.sql 7630444d3a0c1dcdabe6959a18f5ea21ab70f5bf8aa86602ff1c7657a78cccaf
+released test/fixtures/released/crid--0.1.0.sql aa5da1c9937c2704b20d841eeed2d7ad253eaf6a40a6c9dcb7c5d1a699669794
+released test/fixtures/released/crid--0.1.0--0.2.0.sql bc104e193baa17ae58f8b2488a8b80b6f30e8b1292cc0b43c9cd0a7a70595fbd
+released test/fixtures/released/crid--0.2.0--0.3.0.sql ab587ad0dde362fbf9abe2ad95494695b8e4146d3699494134556812be1acbf1
 
 # The upgrade chain, in the Makefile's order, leads from 0.1.0 to the default.
 reached=0.1.0
