@@ -14,7 +14,7 @@ read -r -a upgrades <<<"$(make -s --no-print-directory PG_CONFIG="$PG_CONFIG" pr
 # the top level and per released script, and the checks of the loop over
 # the upgrade scripts for each. A run that stops early is short of the
 # plan; a check added to the loop without counting it here is one too many.
-checks_per_upgrade=4
+checks_per_upgrade=5
 plan $(($(grep -c '^check "' "$0") + $(grep -c '^released ' "$0") + checks_per_upgrade * ${#upgrades[@]}))
 meta_version() { perl -MJSON::PP -0777 -ne "print JSON::PP->new->decode(\$_)->$1" META.json; }
 check "crid.control default_version ($version) = META.json version ($(meta_version '{version}'))" \
@@ -40,6 +40,17 @@ released test/fixtures/released/crid--0.1.0.sql aa5da1c9937c2704b20d841eeed2d7ad
 released test/fixtures/released/crid--0.1.0--0.2.0.sql bc104e193baa17ae58f8b2488a8b80b6f30e8b1292cc0b43c9cd0a7a70595fbd
 released test/fixtures/released/crid--0.2.0--0.3.0.sql ab587ad0dde362fbf9abe2ad95494695b8e4146d3699494134556812be1acbf1
 
+# Nothing the scripts run as the superuser who installs crid resolves through
+# the search_path (docs/security.md): in DO blocks, views and top-level
+# SELECTs, crid's functions are called as @extschema@.NAME and operators
+# written OPERATOR(pg_catalog.X). The lint finds what the scripts as
+# released had.
+check "sql/crid--0.1.0.sql qualifies its calls and operators" perl test/harness/check-script-names.pl sql/crid--0.1.0.sql
+check "the name lint refuses the view and the DO block of the scripts as released" \
+    bash -c "! perl test/harness/check-script-names.pl test/fixtures/released/crid--0.1.0--0.2.0.sql >/dev/null \
+             && ! perl test/harness/check-script-names.pl --known test/fixtures/released/crid--0.1.0.sql \
+                  test/fixtures/released/crid--0.2.0--0.3.0.sql >/dev/null"
+
 # The upgrade chain, in the Makefile's order, leads from 0.1.0 to the default.
 reached=0.1.0
 for f in "${upgrades[@]}"; do
@@ -56,6 +67,8 @@ for f in "${upgrades[@]}"; do
         grep -qiE "CREATE (FUNCTION|PROCEDURE) +$name\\b" sql/crid--0.1.0.sql "${upgrades[@]}" || replaced_foreign=1
     done
     check "$f replaces only functions of crid's own" test "$replaced_foreign" = 0
+    check "$f qualifies the calls and operators of its DO blocks, views and SELECTs" \
+        perl test/harness/check-script-names.pl $(printf -- '--known %s ' sql/crid--0.1.0.sql "${upgrades[@]}") "$f"
     check "$f names the extension's schema only as @extschema@" \
         bash -c "! grep -nE '\\b(public|pg_temp)\\.[a-z_]+\\(' '$f' | grep -v '^[0-9]*: *--'"
 done
