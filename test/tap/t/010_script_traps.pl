@@ -68,17 +68,23 @@ sub as_superuser
 
 # What a superuser does with crid after the install: reads the progress of
 # a backfill (a row in it, so that every expression of the view is
-# computed), and calls every function of crid that takes no argument.
+# computed), calls the functions whose SQL bodies were bound when they were
+# made, and every function of crid that takes no argument.
 sub use_crid
 {
 	my ($n, $db) = @_;
 	my $err = '';
-	my (undef, $e) = as_superuser($n, $db, q{
+	my ($ok, $e) = as_superuser($n, $db, q{
 INSERT INTO crid_backfill_state (relid, attnum, column_name, expression, batch_size, started_at, updated_at,
                                  rows_done, rows_total, batches, rows_per_second, pid)
 VALUES ('crid_allocations'::regclass, 1::smallint, 'ts', 'crid_next()', 10, now(), now(), 5, 50, 1, 2.5, 0);
-SELECT * FROM crid_backfill_progress;});
+SELECT * FROM crid_backfill_progress;
+SELECT uuid_v7_text_to_timestamptz(uuid_generate_v7()::text), crid_backfill_lock_key(1::oid, 1::smallint);});
 	$err .= $e;
+	Test::More::ok($ok, "$db: a superuser reads crid_backfill_progress and calls the functions of SQL bodies")
+	  or Test::More::diag($e);
+	my $row = $n->safe_psql($db, 'SET search_path = pg_catalog, pg_temp; '
+		  . 'SELECT state, rows_left, percent_done, time_left FROM public.crid_backfill_progress');
 	my @fns = split /\n/, $n->safe_psql($db, q{
 SET search_path = pg_catalog, pg_temp;
 SELECT 'public.' || p.proname FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
@@ -90,8 +96,10 @@ ORDER BY 1});
 		(undef, $e) = as_superuser($n, $db, "SELECT * FROM $f()");
 		$err .= $e;
 	}
-	return $err;
+	return wantarray ? ($err, $row) : $err;
 }
+# The row of crid_backfill_progress computed by pg_catalog's operators.
+my $progress = 'interrupted|45|10.0|00:00:18';
 
 for my $from ('', @versions)
 {
@@ -117,9 +125,11 @@ for my $from ('', @versions)
 	is($got, $clean, "$what: the install among traps made the objects of an install without them")
 	  or diag(snapshot_diff('among traps', $got, 'without', $clean));
 	$node->safe_psql($db, 'TRUNCATE public.crid_trap_log');
-	@hits = trap_hits($node, $db, use_crid($node, $db));
+	my ($used, $row) = use_crid($node, $db);
+	@hits = trap_hits($node, $db, $used);
 	is(scalar(@hits), 0, "$what: no trap ran as a superuser used crid's views and functions")
 	  or diag(join("\n", @hits));
+	is($row, $progress, "$what: crid_backfill_progress computes with pg_catalog's operators");
 }
 
 # The released scripts, on a server that has them in place of the fixed ones.
@@ -182,14 +192,18 @@ plant($released, 'bound', trap_preamble() . join("\n",
 	grep { /\(numeric, (bigint|integer)\)|LEFTARG = numeric, RIGHTARG = (bigint|integer),/ } split /\n/, $traps));
 ($ok, $err) = as_superuser($released, 'bound', "CREATE EXTENSION crid VERSION '$versions[-1]'");
 ok($ok, "the released scripts install $versions[-1] with the view's operators planted") or diag($err);
-@hits = trap_hits($released, 'bound', use_crid($released, 'bound'));
+my ($used, $row) = use_crid($released, 'bound');
+@hits = trap_hits($released, 'bound', $used);
 ok(scalar(grep { /operator \*\(numeric, bigint\) ran as/ } @hits),
 	'the released view runs the planted *(numeric, bigint) as the superuser who reads it');
+isnt($row, $progress, 'and computes its row with them');
 $released->safe_psql('bound', 'TRUNCATE public.crid_trap_log; TRUNCATE crid_backfill_state');
 ($ok, $err) = as_superuser($released, 'bound', 'ALTER EXTENSION crid UPDATE');
 ok($ok, "the update of that install to $default succeeds") or diag($err);
-@hits = trap_hits($released, 'bound', $err . use_crid($released, 'bound'));
+($used, $row) = use_crid($released, 'bound');
+@hits = trap_hits($released, 'bound', $err . $used);
 is(scalar(@hits), 0, 'after the update, no trap runs as a superuser reads the view') or diag(join("\n", @hits));
+is($row, $progress, "after the update, the view computes with pg_catalog's operators");
 my $view = q{SET search_path = pg_catalog, pg_temp; SELECT pg_get_viewdef('public.crid_backfill_progress'::regclass)};
 is($released->safe_psql('bound', $view), $node->safe_psql('clean', $view),
 	'the updated view is that of a fresh install');
