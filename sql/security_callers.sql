@@ -169,6 +169,21 @@ SELECT (SELECT count(*) FROM crid_registry_state WHERE registry = 'regress.h39')
 DELETE FROM crid_allocations WHERE ts = 9000001;
 REVOKE pg_write_all_data, pg_read_all_data FROM regress_h39_stranger;
 
+-- A plan that folded a face keeps no key row's secret once the key table
+-- changes: a key made in a transaction that rolled back, whose key id a
+-- later key takes, gives the later key's faces.
+BEGIN;
+SELECT crid_public_id_key_create(current_user::regrole, 9039) AS made;
+PREPARE h39_face AS SELECT crid_mask(12345::bigint, 9039) AS face;
+EXECUTE h39_face \gset rolled_back_
+ROLLBACK;
+SELECT crid_public_id_key_create(current_user::regrole, 9039) AS made_again;
+SELECT crid_mask(12345::bigint, 9039) AS face \gset fresh_
+EXECUTE h39_face \gset prepared_
+SELECT :prepared_face = :fresh_face AS prepared_is_fresh, :rolled_back_face <> :fresh_face AS secrets_differ;
+DEALLOCATE h39_face;
+UPDATE crid_public_id_keys SET retired_at = now() WHERE key_id = 9039;
+
 -- Clean up.
 DROP TABLE public.h39_events, public.h39_orders, public.h39_own_plan, public.h39_keyed;
 DELETE FROM crid_backfill_state WHERE NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = relid);
