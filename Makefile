@@ -69,6 +69,7 @@ REGRESS               += public_ids
 REGRESS               += parallel_workers
 # Callers never run others' code; crid's state is crid's (docs/security.md).
 REGRESS               += security_callers
+ISOLATION             += backfill_lock
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
 

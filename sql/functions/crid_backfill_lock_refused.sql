@@ -26,14 +26,14 @@ BEGIN
      WHERE s.relid OPERATOR(pg_catalog.=) rel AND s.attnum OPERATOR(pg_catalog.=) crid_backfill_lock_refused.attnum
        AND s.finished_at IS NULL;
     IF holder IS NOT NULL AND holder IS NOT DISTINCT FROM run_pid THEN
-        RAISE EXCEPTION 'crid_backfill: another crid_backfill % %, in backend %',
-            CASE WHEN took_over THEN 'took over' ELSE 'is filling' END, label, holder
-            USING ERRCODE = '55006';
+        RAISE EXCEPTION 'crid_backfill: another crid_backfill % %',
+            CASE WHEN took_over THEN 'took over' ELSE 'is filling' END, label
+            USING ERRCODE = '55006', DETAIL = pg_catalog.format('It runs in backend %s.', holder);
     END IF;
-    RAISE EXCEPTION 'crid_backfill: backend % holds the lock of the backfill of %, and is not a crid_backfill run of it',
-        coalesce(holder::text, '(gone)'), label
+    RAISE EXCEPTION 'crid_backfill: a backend that is not a crid_backfill run holds the lock of the backfill of %', label
         USING ERRCODE = '55006',
-              DETAIL = pg_catalog.format('It holds the advisory lock %s, which any session may take.', lock_key),
+              DETAIL = pg_catalog.format('Backend %s holds the advisory lock %s, which any session may take.',
+                                         coalesce(holder::text, '(gone since)'), lock_key),
               HINT = 'See what that backend runs in pg_stat_activity; end it (pg_terminate_backend) if it should not '
                      'hold the lock, then CALL again.';
 END
