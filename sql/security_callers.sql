@@ -37,6 +37,29 @@ SELECT regress.sqlstate_of($$SELECT * FROM crid_partition_move_default('public.h
 SET ROLE regress_h39_owner;
 SELECT count(*) AS moved FROM crid_partition_move_default('public.h39_events', '1 day');
 RESET ROLE;
+-- A default partition of another owner is refused too, before it is read:
+-- its code would run with the rights of the table's owner.
+CREATE FUNCTION public.regress_h39_stranger_trap() RETURNS bigint
+    LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+    RAISE NOTICE 'the default partition''s owner''s code ran, as %', current_user;
+    RETURN 0;
+END $$;
+ALTER FUNCTION public.regress_h39_stranger_trap() OWNER TO regress_h39_stranger;
+SET ROLE regress_h39_owner;
+CREATE TABLE public.h39_shared (id bigint PRIMARY KEY DEFAULT snowflake_next(1), v int) PARTITION BY RANGE (id);
+RESET ROLE;
+CREATE TABLE public.h39_shared_default PARTITION OF public.h39_shared DEFAULT;
+ALTER TABLE public.h39_shared_default OWNER TO regress_h39_stranger;
+SET ROLE regress_h39_stranger;
+CREATE INDEX h39_shared_default_trap ON public.h39_shared_default (v) WHERE id > public.regress_h39_stranger_trap();
+SET ROLE regress_h39_owner;
+SELECT regress.sqlstate_of($$SELECT * FROM crid_partition_move_default('public.h39_shared', '1 day')$$)
+       AS move_from_a_strangers_default,
+       regress.sqlstate_of($$SELECT * FROM crid_partition_create('public.h39_shared', '1 day', '2026-03-01',
+                                                                 '2026-03-01')$$)
+       AS create_beside_a_strangers_default;
+RESET ROLE;
 
 -- snowflake_backfill_plan: a relation of the plan's name that the caller
 -- does not own, or that is not a table, is never the plan: another role's
@@ -185,7 +208,7 @@ DEALLOCATE h39_face;
 UPDATE crid_public_id_keys SET retired_at = now() WHERE key_id = 9039;
 
 -- Clean up.
-DROP TABLE public.h39_events, public.h39_orders, public.h39_own_plan, public.h39_keyed;
+DROP TABLE public.h39_shared, public.h39_events, public.h39_orders, public.h39_own_plan, public.h39_keyed;
 DELETE FROM crid_backfill_state WHERE NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = relid);
 DROP VIEW public.h39_plan;
 DROP TABLE public.h39_plan_table;
@@ -193,7 +216,7 @@ DROP OPERATOR public.= (public.h39_key, public.h39_key);
 DROP OPERATOR public.> (public.h39_key, public.h39_key);
 DROP FUNCTION public.h39_planted(public.h39_key, public.h39_key), public.h39_planted_gt(public.h39_key, public.h39_key);
 DROP DOMAIN public.h39_key;
-DROP FUNCTION public.regress_h39_trap();
+DROP FUNCTION public.regress_h39_trap(), public.regress_h39_stranger_trap();
 REVOKE CREATE ON SCHEMA public FROM regress_h39_owner, regress_h39_stranger;
 REVOKE USAGE ON SCHEMA regress FROM regress_h39_owner, regress_h39_stranger;
 DROP ROLE regress_h39_owner;
