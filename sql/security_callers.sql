@@ -136,7 +136,9 @@ FROM (VALUES
     ('lock it for writes', 'LOCK TABLE crid_backfill_state IN ROW EXCLUSIVE MODE'),
     ('insert a row', $$INSERT INTO crid_backfill_state VALUES (1, 1, 'x', 'x', 1, now(), now(), NULL, 0, 0, 0, NULL,
                                                                 NULL, 1)$$),
-    ('delete rows', 'DELETE FROM crid_backfill_state'))
+    ('delete rows', 'DELETE FROM crid_backfill_state'),
+    ('write a row through crid', $$SELECT crid_backfill_state_write('public.h39_keyed', 2::smallint, 'v', 'x', 1, now(),
+                                                                    0, 0, 0, NULL, '{6}', false)$$))
     AS t(what, statement);
 RESET ROLE;
 SET ROLE regress_h39_owner;

@@ -35,8 +35,10 @@ void require_update(Oid relid, AttrNumber attnum) {
         pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_UPDATE) == ACLCHECK_OK)
         return;
     char *name = get_rel_name(relid);
+    char *column = get_attname(relid, attnum, true);
     ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-                    errmsg("crid_backfill: permission denied to update column %d of %s", attnum,
+                    errmsg("crid_backfill: permission denied to update column %s of %s",
+                           column ? quote_identifier(column) : psprintf("%d", attnum),
                            name ? quote_identifier(name) : "the relation"),
                     errdetail("The progress of a backfill is written for a role that may update its column.")));
 }
