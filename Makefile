@@ -67,6 +67,9 @@ ISOLATION             += partitions_concurrent
 REGRESS               += public_ids
 # crid's PARALLEL SAFE functions in parallel workers.
 REGRESS               += parallel_workers
+# Callers never run others' code; crid's state is crid's (docs/security.md).
+REGRESS               += security_callers
+ISOLATION             += backfill_lock
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
 

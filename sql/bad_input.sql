@@ -402,6 +402,41 @@ INSERT INTO regress.bad_input VALUES
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['NULL', '1'], 'null'),
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['1', 'NULL'], 'null'),
 ('crid_backfill_lock_key(oid, smallint)', ARRAY['4294967295', '-32768'], 'ok'),
+-- crid_backfill's helpers: the key operators of a table (none for NULL),
+-- the ERROR of a lock another backend holds, the writer of its state row
+-- (NULL refused but for the rate and the resume point; a relation that is
+-- not there is an ERROR before any privilege is looked at).
+('crid_key_operators(regclass)', ARRAY['NULL'], 'ok'),
+('crid_key_operators(regclass)', ARRAY[$$'pg_class'$$], 'ok'),
+('crid_backfill_lock_refused(regclass, smallint, bigint, text, boolean)', ARRAY['NULL', '1', '1', $$'x'$$, 'false'], '55006'),
+('crid_backfill_lock_refused(regclass, smallint, bigint, text, boolean)', ARRAY[$$'pg_class'$$, 'NULL', '1', $$'x'$$, 'false'], '55006'),
+('crid_backfill_lock_refused(regclass, smallint, bigint, text, boolean)', ARRAY[$$'pg_class'$$, '1', 'NULL', $$'x'$$, 'false'], '55006'),
+('crid_backfill_lock_refused(regclass, smallint, bigint, text, boolean)', ARRAY[$$'pg_class'$$, '1', '1', 'NULL', 'false'], '55006'),
+('crid_backfill_lock_refused(regclass, smallint, bigint, text, boolean)', ARRAY[$$'pg_class'$$, '1', '1', $$'x'$$, 'NULL'], '55006'),
+('crid_backfill_state_write(regclass, smallint, name, text, integer, timestamptz, bigint, bigint, bigint, numeric, text[], boolean)',
+ ARRAY['NULL', '2', $$'v'$$, $$'1'$$, '1', 'now()', '0', '0', '0', '1', $$'{6}'$$, 'false'], '22004'),
+('crid_backfill_state_write(regclass, smallint, name, text, integer, timestamptz, bigint, bigint, bigint, numeric, text[], boolean)',
+ ARRAY['4294967295', 'NULL', $$'v'$$, $$'1'$$, '1', 'now()', '0', '0', '0', '1', $$'{6}'$$, 'false'], '22004'),
+('crid_backfill_state_write(regclass, smallint, name, text, integer, timestamptz, bigint, bigint, bigint, numeric, text[], boolean)',
+ ARRAY['4294967295', '2', 'NULL', $$'1'$$, '1', 'now()', '0', '0', '0', '1', $$'{6}'$$, 'false'], '22004'),
+('crid_backfill_state_write(regclass, smallint, name, text, integer, timestamptz, bigint, bigint, bigint, numeric, text[], boolean)',
+ ARRAY['4294967295', '2', $$'v'$$, 'NULL', '1', 'now()', '0', '0', '0', '1', $$'{6}'$$, 'false'], '22004'),
+('crid_backfill_state_write(regclass, smallint, name, text, integer, timestamptz, bigint, bigint, bigint, numeric, text[], boolean)',
+ ARRAY['4294967295', '2', $$'v'$$, $$'1'$$, 'NULL', 'now()', '0', '0', '0', '1', $$'{6}'$$, 'false'], '22004'),
+('crid_backfill_state_write(regclass, smallint, name, text, integer, timestamptz, bigint, bigint, bigint, numeric, text[], boolean)',
+ ARRAY['4294967295', '2', $$'v'$$, $$'1'$$, '1', 'NULL', '0', '0', '0', '1', $$'{6}'$$, 'false'], '22004'),
+('crid_backfill_state_write(regclass, smallint, name, text, integer, timestamptz, bigint, bigint, bigint, numeric, text[], boolean)',
+ ARRAY['4294967295', '2', $$'v'$$, $$'1'$$, '1', 'now()', 'NULL', '0', '0', '1', $$'{6}'$$, 'false'], '22004'),
+('crid_backfill_state_write(regclass, smallint, name, text, integer, timestamptz, bigint, bigint, bigint, numeric, text[], boolean)',
+ ARRAY['4294967295', '2', $$'v'$$, $$'1'$$, '1', 'now()', '0', 'NULL', '0', '1', $$'{6}'$$, 'false'], '22004'),
+('crid_backfill_state_write(regclass, smallint, name, text, integer, timestamptz, bigint, bigint, bigint, numeric, text[], boolean)',
+ ARRAY['4294967295', '2', $$'v'$$, $$'1'$$, '1', 'now()', '0', '0', 'NULL', '1', $$'{6}'$$, 'false'], '22004'),
+('crid_backfill_state_write(regclass, smallint, name, text, integer, timestamptz, bigint, bigint, bigint, numeric, text[], boolean)',
+ ARRAY['4294967295', '2', $$'v'$$, $$'1'$$, '1', 'now()', '0', '0', '0', 'NULL', $$'{6}'$$, 'false'], '42P01'),
+('crid_backfill_state_write(regclass, smallint, name, text, integer, timestamptz, bigint, bigint, bigint, numeric, text[], boolean)',
+ ARRAY['4294967295', '2', $$'v'$$, $$'1'$$, '1', 'now()', '0', '0', '0', '1', 'NULL', 'false'], '42P01'),
+('crid_backfill_state_write(regclass, smallint, name, text, integer, timestamptz, bigint, bigint, bigint, numeric, text[], boolean)',
+ ARRAY['4294967295', '2', $$'v'$$, $$'1'$$, '1', 'now()', '0', '0', '0', '1', $$'{6}'$$, 'NULL'], '22004'),
 -- The registry table: crid.registry_table is not set here
 ('crid_registry_table()', '{}', 'ok'),
 -- A fleet on one registry: no arguments to get wrong
@@ -520,6 +555,11 @@ INSERT INTO regress.bad_input VALUES
 -- Multi-writer replication: crid's own tables, and what crid_check() sees
 ('crid_own_tables()', '{}', 'ok'),
 ('crid_check()', '{}', 'ok'),
+('crid_check_replication()', '{}', 'ok'),
+('crid_check_server()', '{}', 'ok'),
+('crid_check_keys()', '{}', 'ok'),
+('crid_state_writes_guard()', '{}', '0A000'), -- a PL/pgSQL trigger function: only called as a trigger
+('crid_registry_forward_only()', '{}', '0A000'), -- a PL/pgSQL trigger function: only called as a trigger
 ('crid_publication_fix(oid)', ARRAY['NULL'], '22004'),
 ('crid_publication_fix(oid)', ARRAY['0'], 'null'), -- no such publication
 ('crid_publication_fix(oid)', ARRAY[$$(SELECT oid FROM pg_class WHERE relname = 'pg_class')$$], 'null'),

@@ -66,7 +66,9 @@ WITH reviewed(fn, who) AS (VALUES
     ('crid_node_lease_guard()', 'crid'),
     ('crid_local_only()', 'crid'),
     ('crid_public_id_keys_check()', 'crid'),
-    ('crid_public_id_keys_changed()', 'crid'))
+    ('crid_public_id_keys_changed()', 'crid'),
+    ('crid_state_writes_guard()', 'crid'),
+    ('crid_registry_forward_only()', 'crid'))
 SELECT coalesce(f.fn, r.fn) AS function, r.who, f.fn IS NOT NULL AS not_public
   FROM (SELECT * FROM crid_functions WHERE NOT public_may) f
   FULL JOIN reviewed r ON r.fn = f.fn

@@ -29,9 +29,17 @@
 -- operator planted in public with exact argument types, such as
 -- =(oid, regclass), would otherwise win over pg_catalog's). Only the
 -- caller's own parts resolve through the caller's search_path: the
--- expression, when it is checked and in the batch statement, and the
--- operators of the key columns' types there; the batch statement names
--- every other operator with its schema.
+-- expression, when it is checked and in the batch statement. The key
+-- columns are compared and ordered with the operators of their primary
+-- key's index, named with their schema (crid_key_operators), and every other
+-- operator of the batch statement is named with its schema too.
+--
+-- Its run's row of crid_backfill_state, which no role may write or lock but
+-- crid, is written through crid_backfill_state_write: for a caller who may
+-- update the column, as the state table's owner. The advisory lock that
+-- keeps two runs on one column apart can be taken by any session: a run
+-- that finds it held by a backend that is not a crid_backfill run says
+-- which backend holds it.
 CREATE OR REPLACE PROCEDURE crid_backfill(rel regclass, column_name name, expression text,
                                           batch_size integer DEFAULT 5000, pause interval DEFAULT '50 ms')
     LANGUAGE plpgsql
@@ -40,6 +48,10 @@ DECLARE
     col record;
     keys text[];       -- primary key columns, quoted
     key_types text[];  -- their types
+    key_lt text[];     -- the operators of their primary key's index: <, = and >
+    key_eq text[];
+    key_gt text[];
+    key_cursor text[]; -- the cursor's values, typed
     target text;       -- the table as UPDATE names it
     lock_key bigint;
     resume text[];
@@ -117,6 +129,16 @@ BEGIN
         RAISE EXCEPTION 'crid_backfill: permission denied to update column "%" of %', column_name, shown
             USING ERRCODE = '42501';
     END IF;
+    SELECT pg_catalog.array_agg(o.lt ORDER BY o.ord), pg_catalog.array_agg(o.eq ORDER BY o.ord),
+           pg_catalog.array_agg(o.gt ORDER BY o.ord)
+    INTO key_lt, key_eq, key_gt
+    FROM @extschema@.crid_key_operators(rel) o;
+    IF pg_catalog.cardinality(key_eq) IS DISTINCT FROM pg_catalog.cardinality(keys)
+       OR pg_catalog.array_position(key_lt, NULL) IS NOT NULL OR pg_catalog.array_position(key_eq, NULL) IS NOT NULL
+       OR pg_catalog.array_position(key_gt, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'crid_backfill: the primary key of % is not ordered by B-tree operators crid can name', shown
+            USING ERRCODE = '55000';
+    END IF;
     -- The expression is the caller's: checked as the caller's session reads it.
     PERFORM pg_catalog.set_config('search_path', caller_path, true);
     PERFORM @extschema@.crid_backfill_check_expression(rel, column_name, expression);
@@ -125,7 +147,7 @@ BEGIN
     target := pg_catalog.quote_ident((SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = rel));
     lock_key := @extschema@.crid_backfill_lock_key(rel, col.attnum);
     IF NOT pg_catalog.pg_try_advisory_xact_lock(lock_key) THEN
-        RAISE EXCEPTION 'crid_backfill: another crid_backfill is filling %', label USING ERRCODE = '55006';
+        PERFORM @extschema@.crid_backfill_lock_refused(rel, col.attnum, lock_key, label, false);
     END IF;
 
     -- The names of the batch statement's own parts: a CTE name is seen by
@@ -149,13 +171,27 @@ BEGIN
     -- expression left NULL, and the keys of rows picked and not written. The
     -- expression sits between parentheses on lines of its own (it was
     -- checked to be one expression).
-    FOREACH after IN ARRAY ARRAY['', pg_catalog.format('AND (%s) > (%s)', pg_catalog.array_to_string(keys, ', '),
-                                            (SELECT pg_catalog.string_agg(pg_catalog.format('($1)[%s]::%s', n, key_types[n]), ', ')
-                                             FROM pg_catalog.generate_series(1, pg_catalog.cardinality(keys)) n))] LOOP
+    -- After the cursor: the keys in their index's order past the cursor's,
+    -- as one row comparison when one operator serves every key column,
+    -- spelled out key by key otherwise.
+    key_cursor := ARRAY(SELECT pg_catalog.format('($1)[%s]::%s', n, key_types[n])
+                        FROM pg_catalog.generate_series(1, pg_catalog.cardinality(keys)) n ORDER BY n);
+    IF (SELECT pg_catalog.count(DISTINCT g) FROM pg_catalog.unnest(key_gt) g) OPERATOR(pg_catalog.=) 1 THEN
+        after := pg_catalog.format('(%s) %s (%s)', pg_catalog.array_to_string(keys, ', '), key_gt[1],
+                                   pg_catalog.array_to_string(key_cursor, ', '));
+    ELSE
+        after := pg_catalog.format('%s %s %s', keys[pg_catalog.cardinality(keys)], key_gt[pg_catalog.cardinality(keys)],
+                                   key_cursor[pg_catalog.cardinality(keys)]);
+        FOR n IN REVERSE pg_catalog.cardinality(keys) - 1 .. 1 LOOP
+            after := pg_catalog.format('(%1$s %2$s %3$s OR (%1$s %4$s %3$s AND %5$s))', keys[n], key_gt[n],
+                                       key_cursor[n], key_eq[n], after);
+        END LOOP;
+    END IF;
+    FOREACH after IN ARRAY ARRAY['', 'AND ' || after] LOOP
         batch_sql := batch_sql || pg_catalog.format(
             'WITH %14$I AS (SELECT %1$s FROM %2$s WHERE %3$I IS NULL %4$s ORDER BY %5$s LIMIT %6$s), '
             '%15$I AS (UPDATE %2$s SET %3$I = (' || E'\n' || '%7$s' || E'\n' || ') '
-            'FROM %14$I WHERE (%8$s) = (%9$s) AND %10$s.%3$I IS NULL '
+            'FROM %14$I WHERE %8$s AND %10$s.%3$I IS NULL '
             'RETURNING %10$s.%3$I IS NULL, ARRAY[%11$s]::text[]) '
             'SELECT (SELECT pg_catalog.count(*) FROM %14$I), '
             '(SELECT pg_catalog.count(*) FROM %15$I), '
@@ -164,35 +200,34 @@ BEGIN
             '(SELECT pg_catalog.array_agg(ARRAY[%12$s]::text[]) FROM %14$I '
             'WHERE NOT ARRAY[%12$s]::text[] OPERATOR(pg_catalog.=) ANY (SELECT f.k FROM %15$I f(n, k)))',
             (SELECT pg_catalog.string_agg(pg_catalog.format('%s AS %I', k, key_alias || n), ', ') FROM pg_catalog.unnest(keys) WITH ORDINALITY u(k, n)),
-            rel, column_name, after, pg_catalog.array_to_string(keys, ', '), batch_size, expression,
-            (SELECT pg_catalog.string_agg(pg_catalog.format('%s.%s', target, k), ', ') FROM pg_catalog.unnest(keys) k),
-            (SELECT pg_catalog.string_agg(pg_catalog.format('%I.%I', batch_cte, key_alias || n), ', ')
+            rel, column_name, after,
+            (SELECT pg_catalog.string_agg(pg_catalog.format('%s USING %s', keys[n], key_lt[n]), ', ' ORDER BY n)
              FROM pg_catalog.generate_series(1, pg_catalog.cardinality(keys)) n),
+            batch_size, expression,
+            (SELECT pg_catalog.string_agg(pg_catalog.format('%s.%s %s %I.%I', target, keys[n], key_eq[n], batch_cte,
+                                                            key_alias || n), ' AND ' ORDER BY n)
+             FROM pg_catalog.generate_series(1, pg_catalog.cardinality(keys)) n),
+            NULL,
             target,
             (SELECT pg_catalog.string_agg(pg_catalog.format('%s.%s::text', target, k), ', ') FROM pg_catalog.unnest(keys) k),
             (SELECT pg_catalog.string_agg(pg_catalog.format('%I::text', key_alias || n), ', ')
              FROM pg_catalog.generate_series(1, pg_catalog.cardinality(keys)) n),
-            (SELECT pg_catalog.string_agg(pg_catalog.format('%I DESC', key_alias || n), ', ')
+            (SELECT pg_catalog.string_agg(pg_catalog.format('%I USING %s', key_alias || n, key_gt[n]), ', ' ORDER BY n)
              FROM pg_catalog.generate_series(1, pg_catalog.cardinality(keys)) n),
             batch_cte, filled_cte);
     END LOOP;
-    -- The unwritten keys ($1, rows of key texts) as typed rows, for IN.
-    key_match := pg_catalog.format('(%s) IN (SELECT %s FROM pg_catalog.generate_subscripts($1, 1) i)', pg_catalog.array_to_string(keys, ', '),
-                        (SELECT pg_catalog.string_agg(pg_catalog.format('($1)[i][%s]::%s', n, key_types[n]), ', ')
+    -- The unwritten keys ($1, rows of key texts) as typed rows, for a match.
+    key_match := pg_catalog.format('EXISTS (SELECT FROM pg_catalog.generate_subscripts($1, 1) i WHERE %s)',
+                        (SELECT pg_catalog.string_agg(pg_catalog.format('%s %s ($1)[i][%s]::%s', keys[n], key_eq[n], n,
+                                                                        key_types[n]), ' AND ' ORDER BY n)
                          FROM pg_catalog.generate_series(1, pg_catalog.cardinality(keys)) n));
 
     SELECT s.last_key INTO resume FROM @extschema@.crid_backfill_state s
     WHERE s.relid = rel AND s.attnum = col.attnum AND s.finished_at IS NULL;
     cursor_key := resume;
     EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM %s WHERE %I IS NULL', rel, column_name) INTO total;
-    INSERT INTO @extschema@.crid_backfill_state AS s
-        VALUES (rel, col.attnum, column_name, expression, batch_size, run_start, pg_catalog.clock_timestamp(), NULL, 0, total, 0,
-                NULL, cursor_key, pg_catalog.pg_backend_pid())
-    ON CONFLICT (relid, attnum) DO UPDATE
-        SET column_name = EXCLUDED.column_name, expression = EXCLUDED.expression, batch_size = EXCLUDED.batch_size,
-            started_at = EXCLUDED.started_at, updated_at = EXCLUDED.updated_at, finished_at = NULL, rows_done = 0,
-            rows_total = EXCLUDED.rows_total, batches = 0, rows_per_second = NULL, last_key = EXCLUDED.last_key,
-            pid = EXCLUDED.pid;
+    PERFORM @extschema@.crid_backfill_state_write(rel, col.attnum, column_name, expression, batch_size, run_start,
+                                                  0, total, 0, NULL, cursor_key, false);
     IF resume IS NOT NULL THEN
         RAISE NOTICE 'crid_backfill %: resuming after primary key (%), % rows to fill', label,
             pg_catalog.array_to_string(resume, ', '), total;
@@ -201,7 +236,7 @@ BEGIN
     PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
     -- Committing released the lock: take it again in each transaction.
     IF NOT pg_catalog.pg_try_advisory_xact_lock(lock_key) THEN
-        RAISE EXCEPTION 'crid_backfill: another crid_backfill took over %', label USING ERRCODE = '55006';
+        PERFORM @extschema@.crid_backfill_lock_refused(rel, col.attnum, lock_key, label, true);
     END IF;
 
     LOOP
@@ -290,7 +325,7 @@ BEGIN
                 COMMIT;
                 PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
                 IF NOT pg_catalog.pg_try_advisory_xact_lock(lock_key) THEN
-                    RAISE EXCEPTION 'crid_backfill: another crid_backfill took over %', label USING ERRCODE = '55006';
+                    PERFORM @extschema@.crid_backfill_lock_refused(rel, col.attnum, lock_key, label, true);
                 END IF;
                 PERFORM pg_catalog.pg_sleep(0.05);
             END LOOP;
@@ -303,14 +338,12 @@ BEGIN
         batch_no := batch_no + 1;
         rate := pg_catalog.round(done / greatest(extract(epoch FROM pg_catalog.clock_timestamp() - run_start), 0.001));
         left_rows := greatest(total - done, 0);
-        UPDATE @extschema@.crid_backfill_state s
-            SET rows_done = done, batches = batch_no, last_key = cursor_key, rows_per_second = rate,
-                updated_at = pg_catalog.clock_timestamp()
-            WHERE s.relid = rel AND s.attnum = col.attnum;
+        PERFORM @extschema@.crid_backfill_state_write(rel, col.attnum, column_name, expression, batch_size, run_start,
+                                                      done, total, batch_no, rate, cursor_key, false);
         COMMIT;
         PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
         IF NOT pg_catalog.pg_try_advisory_xact_lock(lock_key) THEN
-            RAISE EXCEPTION 'crid_backfill: another crid_backfill took over %', label USING ERRCODE = '55006';
+            PERFORM @extschema@.crid_backfill_lock_refused(rel, col.attnum, lock_key, label, true);
         END IF;
         eta := CASE WHEN rate > 0 THEN pg_catalog.round(left_rows / rate)::bigint END;
         RAISE NOTICE 'crid_backfill %: batch %, % rows done, % left, % rows/s, about % left', label, batch_no, done,
@@ -321,10 +354,8 @@ BEGIN
         END IF;
     END LOOP;
 
-    UPDATE @extschema@.crid_backfill_state s
-        SET finished_at = pg_catalog.clock_timestamp(), updated_at = pg_catalog.clock_timestamp(), rows_done = done, batches = batch_no,
-            last_key = NULL
-        WHERE s.relid = rel AND s.attnum = col.attnum;
+    PERFORM @extschema@.crid_backfill_state_write(rel, col.attnum, column_name, expression, batch_size, run_start,
+                                                  done, total, batch_no, rate, NULL, true);
     RAISE NOTICE 'crid_backfill %: done, % rows filled in % batches', label, done, batch_no;
 END
 $$;

@@ -35,7 +35,7 @@
 -- PostgreSQL's ERROR 42P17; one no id can fall in (before the epoch) is
 -- skipped. Returns one row per partition made: 'created', or 'moved' with
 -- the number of rows moved into it.
-CREATE FUNCTION crid_partition_create(parent regclass, step interval, first timestamptz, last timestamptz,
+CREATE OR REPLACE FUNCTION crid_partition_create(parent regclass, step interval, first timestamptz, last timestamptz,
                                       gene_bits integer DEFAULT 0, family text DEFAULT NULL,
                                       layout text DEFAULT NULL,
                                       OUT action text, OUT partition_name text, OUT row_count bigint)
@@ -105,6 +105,17 @@ BEGIN
 
     SELECT nullif(p.partdefid, 0)::regclass INTO default_part
       FROM pg_partitioned_table p WHERE p.partrelid = parent;
+    -- Rows are read and moved from the default partition: it must be the
+    -- caller's too, or its code (index predicates and expressions, which
+    -- the planner evaluates, triggers) would run with the caller's rights.
+    IF (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) default_part)
+       OPERATOR(pg_catalog.<>) (SELECT r.oid FROM pg_catalog.pg_roles r
+                                WHERE r.rolname OPERATOR(pg_catalog.=) current_user) THEN
+        RAISE EXCEPTION 'crid_partition_create: the default partition % of % belongs to another role',
+                        default_part, parent
+            USING ERRCODE = '42501',
+                  DETAIL = 'Reading it runs code of its owner''s, which must not run with another role''s rights.';
+    END IF;
 
     last_at := last AT TIME ZONE 'UTC';
     start_at := date_trunc(unit, first AT TIME ZONE 'UTC');

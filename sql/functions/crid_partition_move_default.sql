@@ -6,7 +6,13 @@
 -- and ids beyond the layout stay where they are. Same lock as
 -- crid_partition_create: safe from two sessions, and a second run finds
 -- nothing to move. One row per interval moved.
-CREATE FUNCTION crid_partition_move_default(parent regclass, step interval, gene_bits integer DEFAULT 0,
+--
+-- Only the parent's owner may run it (ERROR 42501 for anyone else, a
+-- superuser too), checked before anything of the table is read: reading the
+-- default partition plans a query on it, and the planner evaluates its
+-- indexes' predicates and expressions, code of the owner's, which must not
+-- run with a caller's greater rights.
+CREATE OR REPLACE FUNCTION crid_partition_move_default(parent regclass, step interval, gene_bits integer DEFAULT 0,
                                             family text DEFAULT NULL, layout text DEFAULT NULL,
                                             OUT action text, OUT partition_name text, OUT row_count bigint)
     RETURNS SETOF record
@@ -27,11 +33,29 @@ BEGIN
     END IF;
     unit := @extschema@.crid_partition_step_unit(step);
     k := @extschema@.crid_partition_key(parent, family, layout);
+    IF (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) parent)
+       OPERATOR(pg_catalog.<>) (SELECT r.oid FROM pg_catalog.pg_roles r
+                                WHERE r.rolname OPERATOR(pg_catalog.=) current_user) THEN
+        RAISE EXCEPTION 'crid_partition_move_default: only the owner of % may move its rows', parent
+            USING ERRCODE = '42501',
+                  DETAIL = 'Reading the default partition runs code of the table''s owner (its indexes'' predicates '
+                           'and expressions, which the planner evaluates), and moving rows runs its triggers and '
+                           'defaults: they must run with its owner''s rights.',
+                  HINT = 'Run it as the owner (SET ROLE, or a pg_cron job scheduled as that role).';
+    END IF;
     EXECUTE format('LOCK TABLE ONLY %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
     SELECT nullif(p.partdefid, 0)::regclass INTO default_part
       FROM pg_partitioned_table p WHERE p.partrelid = parent;
     IF default_part IS NULL THEN
         RETURN;
+    END IF;
+    IF (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) default_part)
+       OPERATOR(pg_catalog.<>) (SELECT r.oid FROM pg_catalog.pg_roles r
+                                WHERE r.rolname OPERATOR(pg_catalog.=) current_user) THEN
+        RAISE EXCEPTION 'crid_partition_move_default: the default partition % of % belongs to another role',
+                        default_part, parent
+            USING ERRCODE = '42501',
+                  DETAIL = 'Reading it runs code of its owner''s, which must not run with another role''s rights.';
     END IF;
 
     CASE k.key_family

@@ -239,14 +239,17 @@ PG_FUNCTION_INFO_V1(crid_public_id_secret);
 PG_FUNCTION_INFO_V1(crid_public_id_key_held);
 
 // Statement trigger of crid_public_id_keys: rows changed, so every backend
-// drops the keys it keeps (at its next transaction, or at once here). A
-// key deleted, moved to another role or truncated away also drops every
-// cached plan of every backend: a face of constants is folded into a plan
-// when it is made (the functions are IMMUTABLE), and such a plan would go
-// on answering for a key its session may no longer use, and depends on no
-// relation an invalidation could name. PostgreSQL resets every plan cache
-// when the catalog cache of pg_namespace is invalidated (its plan cache's
-// syscache callback), which is the one way to reach every backend's plans.
+// drops the keys it keeps (at its next transaction, or at once here), and
+// every cached plan of every backend: a face of constants is folded into a
+// plan when it is made (the functions are IMMUTABLE), and such a plan would
+// go on answering for a key its session may no longer use (one deleted,
+// moved to another role, truncated away), or with the secret of a key that
+// is no longer there (a key made in a transaction that rolled back, whose
+// key id another key now has: an INSERT changes what a key id means too),
+// and depends on no relation an invalidation could name. PostgreSQL resets
+// every plan cache when the catalog cache of pg_namespace is invalidated
+// (its plan cache's syscache callback), which is the one way to reach every
+// backend's plans.
 // Keys change rarely; plans are made again on their next use.
 Datum crid_public_id_keys_changed(PG_FUNCTION_ARGS) {
     if (!CALLED_AS_TRIGGER(fcinfo))
@@ -254,8 +257,7 @@ Datum crid_public_id_keys_changed(PG_FUNCTION_ARGS) {
                         errmsg("crid_public_id_keys_changed: not called as a trigger")));
     auto *trigger = reinterpret_cast<TriggerData *>(fcinfo->context);
     CacheInvalidateRelcacheByRelid(RelationGetRelid(trigger->tg_relation));
-    if (!TRIGGER_FIRED_BY_INSERT(trigger->tg_event))
-        CacheInvalidateCatalog(NamespaceRelationId);
+    CacheInvalidateCatalog(NamespaceRelationId);
     return PointerGetDatum(nullptr);
 }
 
