@@ -66,6 +66,7 @@ WITH reviewed(fn, who) AS (VALUES
     ('crid_node_lease_guard()', 'crid'),
     ('crid_local_only()', 'crid'),
     ('crid_public_id_keys_check()', 'crid'),
+    ('crid_public_id_keys_restored()', 'crid'),
     ('crid_public_id_keys_changed()', 'crid'))
 SELECT coalesce(f.fn, r.fn) AS function, r.who, f.fn IS NOT NULL AS not_public
   FROM (SELECT * FROM crid_functions WHERE NOT public_may) f
