@@ -4,6 +4,7 @@
 # names and argument types of crid's. Then neither the block reserver (a
 # superuser), nor crid_allocate (SECURITY DEFINER, granted to an ordinary
 # role), nor the trigger of registry tables (SECURITY DEFINER), nor the
+# event trigger on publications (as the superuser making one), nor the
 # trigger of crid_public_id_keys (which saw the key's secret) runs any of
 # them: each notices that the schema its names point into is not crid's and
 # stops with ERROR 55000 naming it, and the key table keeps working. Every
@@ -58,6 +59,8 @@ CREATE FUNCTION public.crid_check_allocation(bigint, bigint) RETURNS void
     LANGUAGE plpgsql AS $$BEGIN INSERT INTO public.stolen VALUES ('crid_check_allocation', current_user); END$$;
 CREATE FUNCTION public.crid_node_lease_since(text) RETURNS timestamptz
     LANGUAGE plpgsql AS $$BEGIN INSERT INTO public.stolen VALUES ('crid_node_lease_since', current_user); RETURN NULL; END$$;
+CREATE FUNCTION public.crid_check(OUT problem text, OUT object text, OUT detail text, OUT fix text) RETURNS SETOF record
+    LANGUAGE plpgsql AS $$BEGIN INSERT INTO public.stolen VALUES ('crid_check', current_user); END$$;
 CREATE FUNCTION public.crid_public_id_key_held(integer, bytea) RETURNS boolean
     LANGUAGE plpgsql AS $$BEGIN INSERT INTO public.stolen VALUES ('crid_public_id_key_held', current_user, pg_catalog.encode($2, 'hex')); RETURN false; END$$;
 };
@@ -79,6 +82,15 @@ like($err, qr/no longer the schema crid was made in/, 'crid_allocate refuses for
 # The trigger of registry tables (crid_registry_guard), as a superuser writes.
 ($rc, $out, $err) = $node->psql('reg', 'INSERT INTO crid_home.crid_allocations VALUES (100, 10)');
 like($err, qr/no longer the schema crid was made in/, 'the registry table\'s trigger refuses');
+
+# The event trigger on publications, as a superuser makes one: the DDL
+# goes on, with a WARNING naming the schema.
+($rc, $out, $err) = $node->psql('reg', q{
+CREATE SCHEMA su; CREATE TABLE su.t_pub (id int); CREATE PUBLICATION p_test FOR TABLE su.t_pub;
+}, extra_params => [ '-v', 'ON_ERROR_STOP=1' ]);
+is($rc, 0, 'a publication is made');
+like($err, qr/WARNING:  crid: could not check[^\n]*no longer the schema crid was made in/,
+	'... and the event trigger warns that crid\'s schema is not crid\'s');
 
 # The key table: a key administrator makes a key, and restores it twice.
 ($rc, $out, $err) = $node->psql('reg', q{
