@@ -89,29 +89,29 @@ COMMENT ON FUNCTION crid_gene_hash_extended(bigint, bigint) IS
 
 CREATE OPERATOR FAMILY crid_gene_int8_ops USING hash;
 CREATE OPERATOR CLASS crid_gene_int8_ops FOR TYPE bigint USING hash FAMILY crid_gene_int8_ops AS
-    OPERATOR 1 = (bigint, bigint),
-    FUNCTION 1 crid_gene_hash(bigint),
-    FUNCTION 2 crid_gene_hash_extended(bigint, bigint);
+    OPERATOR 1 pg_catalog.= (bigint, bigint),
+    FUNCTION 1 @extschema@.crid_gene_hash(bigint),
+    FUNCTION 2 @extschema@.crid_gene_hash_extended(bigint, bigint);
 ALTER OPERATOR FAMILY crid_gene_int8_ops USING hash ADD
-    OPERATOR 1 = (bigint, integer),
-    OPERATOR 1 = (bigint, smallint),
-    OPERATOR 1 = (integer, bigint),
-    OPERATOR 1 = (smallint, bigint),
-    OPERATOR 1 = (integer, integer),
-    OPERATOR 1 = (integer, smallint),
-    OPERATOR 1 = (smallint, integer),
-    OPERATOR 1 = (smallint, smallint),
-    FUNCTION 1 crid_gene_hash(integer),
-    FUNCTION 2 crid_gene_hash_extended(integer, bigint),
-    FUNCTION 1 crid_gene_hash(smallint),
-    FUNCTION 2 crid_gene_hash_extended(smallint, bigint);
+    OPERATOR 1 pg_catalog.= (bigint, integer),
+    OPERATOR 1 pg_catalog.= (bigint, smallint),
+    OPERATOR 1 pg_catalog.= (integer, bigint),
+    OPERATOR 1 pg_catalog.= (smallint, bigint),
+    OPERATOR 1 pg_catalog.= (integer, integer),
+    OPERATOR 1 pg_catalog.= (integer, smallint),
+    OPERATOR 1 pg_catalog.= (smallint, integer),
+    OPERATOR 1 pg_catalog.= (smallint, smallint),
+    FUNCTION 1 @extschema@.crid_gene_hash(integer),
+    FUNCTION 2 @extschema@.crid_gene_hash_extended(integer, bigint),
+    FUNCTION 1 @extschema@.crid_gene_hash(smallint),
+    FUNCTION 2 @extschema@.crid_gene_hash_extended(smallint, bigint);
 COMMENT ON OPERATOR CLASS crid_gene_int8_ops USING hash IS
     'PARTITION BY HASH (id crid_gene_int8_ops) with MODULUS 2^k: gene g in REMAINDER g mod 2^k';
 
 CREATE OPERATOR CLASS crid_gene_uuid_ops FOR TYPE uuid USING hash AS
-    OPERATOR 1 = (uuid, uuid),
-    FUNCTION 1 crid_gene_hash(uuid),
-    FUNCTION 2 crid_gene_hash_extended(uuid, bigint);
+    OPERATOR 1 pg_catalog.= (uuid, uuid),
+    FUNCTION 1 @extschema@.crid_gene_hash(uuid),
+    FUNCTION 2 @extschema@.crid_gene_hash_extended(uuid, bigint);
 COMMENT ON OPERATOR CLASS crid_gene_uuid_ops USING hash IS
     'PARTITION BY HASH (id crid_gene_uuid_ops) with MODULUS 2^k: gene g (the uuid''s low bits) in REMAINDER g mod 2^k';
 
@@ -303,10 +303,10 @@ COMMENT ON TABLE crid_backfill_state IS
     'crid_backfill runs: resume point and progress (read it through crid_backfill_progress)';
 ALTER TABLE crid_backfill_state ENABLE ROW LEVEL SECURITY;
 CREATE POLICY crid_backfill_state_read ON crid_backfill_state FOR SELECT
-    USING (has_table_privilege(relid, 'SELECT'));
+    USING (pg_catalog.has_table_privilege(relid, 'SELECT'::pg_catalog.text));
 CREATE POLICY crid_backfill_state_write ON crid_backfill_state FOR ALL
-    USING (has_column_privilege(relid, attnum, 'UPDATE'))
-    WITH CHECK (has_column_privilege(relid, attnum, 'UPDATE'));
+    USING (pg_catalog.has_column_privilege(relid, attnum, 'UPDATE'::pg_catalog.text))
+    WITH CHECK (pg_catalog.has_column_privilege(relid, attnum, 'UPDATE'::pg_catalog.text));
 GRANT SELECT, INSERT, UPDATE, DELETE ON crid_backfill_state TO PUBLIC;
 
 -- The advisory lock a run holds while it works on a column: two runs on one
@@ -314,7 +314,8 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON crid_backfill_state TO PUBLIC;
 -- from an interrupted one. Key: 'cr' << 48 | attnum << 32 | relid.
 CREATE FUNCTION crid_backfill_lock_key(relid oid, attnum smallint) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN (25458::bigint << 48) | (attnum::bigint << 32) | relid::bigint; -- 25458 = 0x6372, 'cr'
+    RETURN (25458::pg_catalog.int8 OPERATOR(pg_catalog.<<) 48) OPERATOR(pg_catalog.|)
+           (attnum::pg_catalog.int8 OPERATOR(pg_catalog.<<) 32) OPERATOR(pg_catalog.|) relid::pg_catalog.int8; -- 25458 = 0x6372, 'cr'
 
 CREATE FUNCTION crid_backfill_check_expression(rel regclass, column_name name, expression text) RETURNS void
     AS 'MODULE_PATHNAME', 'crid_backfill_check_expression'
@@ -508,25 +509,28 @@ COMMENT ON PROCEDURE crid_backfill(regclass, name, text, integer, interval) IS
 
 -- Progress of crid_backfill runs, for any session: running, interrupted or done.
 CREATE VIEW crid_backfill_progress WITH (security_invoker = true) AS
-SELECT s.relid::regclass AS relation, s.column_name,
-       CASE WHEN s.finished_at IS NOT NULL THEN 'done'
+SELECT s.relid::pg_catalog.regclass AS relation, s.column_name,
+       CASE WHEN s.finished_at IS NOT NULL THEN 'done'::pg_catalog.text
             WHEN EXISTS (SELECT FROM pg_catalog.pg_locks l
-                         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-                           AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d
-                                             WHERE d.datname = pg_catalog.current_database())
-                           AND l.classid = (@extschema@.crid_backfill_lock_key(s.relid, s.attnum) >> 32)::integer::oid
-                           AND l.objid = s.relid) THEN 'running'
-            ELSE 'interrupted' END AS state,
-       s.rows_done, greatest(s.rows_total - s.rows_done, 0) AS rows_left,
-       round(100.0 * s.rows_done / nullif(s.rows_total, 0), 1) AS percent_done,
+                         WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory'::pg_catalog.text AND l.granted
+                           AND l.objsubid OPERATOR(pg_catalog.=) 1
+                           AND l.database OPERATOR(pg_catalog.=) (SELECT d.oid FROM pg_catalog.pg_database d
+                                             WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
+                           AND l.classid OPERATOR(pg_catalog.=)
+                               (@extschema@.crid_backfill_lock_key(s.relid, s.attnum) OPERATOR(pg_catalog.>>) 32)::pg_catalog.int4::pg_catalog.oid
+                           AND l.objid OPERATOR(pg_catalog.=) s.relid) THEN 'running'::pg_catalog.text
+            ELSE 'interrupted'::pg_catalog.text END AS state,
+       s.rows_done, greatest(s.rows_total OPERATOR(pg_catalog.-) s.rows_done, 0) AS rows_left,
+       pg_catalog.round(100.0 OPERATOR(pg_catalog.*) s.rows_done OPERATOR(pg_catalog./) nullif(s.rows_total, 0), 1) AS percent_done,
        s.rows_per_second,
-       CASE WHEN s.finished_at IS NULL AND s.rows_per_second > 0
-            THEN justify_interval(make_interval(secs => round(greatest(s.rows_total - s.rows_done, 0)
-                                                               / s.rows_per_second))) END AS time_left,
+       CASE WHEN s.finished_at IS NULL AND s.rows_per_second OPERATOR(pg_catalog.>) 0
+            THEN pg_catalog.justify_interval(pg_catalog.make_interval(secs => pg_catalog.round(
+                     greatest(s.rows_total OPERATOR(pg_catalog.-) s.rows_done, 0)
+                     OPERATOR(pg_catalog./) s.rows_per_second))) END AS time_left,
        s.batches, s.batch_size, s.expression, s.last_key AS resume_after, s.started_at, s.updated_at, s.finished_at,
        s.pid
 FROM @extschema@.crid_backfill_state s
-WHERE EXISTS (SELECT FROM pg_catalog.pg_class c WHERE c.oid = s.relid);
+WHERE EXISTS (SELECT FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) s.relid);
 GRANT SELECT ON crid_backfill_progress TO PUBLIC;
 COMMENT ON VIEW crid_backfill_progress IS
     'crid_backfill runs: state (running, interrupted, done), rows done and left, rate and time left';
@@ -536,8 +540,8 @@ COMMENT ON VIEW crid_backfill_progress IS
 
 -- 0.1.0 declared these STRICT, so a NULL node or gene silently gave a NULL
 -- id; now they raise 22004 like every other generator.
-ALTER FUNCTION snowflake_next(integer) CALLED ON NULL INPUT;
-ALTER FUNCTION snowflake_next(integer, integer) CALLED ON NULL INPUT;
+ALTER FUNCTION @extschema@.snowflake_next(integer) CALLED ON NULL INPUT;
+ALTER FUNCTION @extschema@.snowflake_next(integer, integer) CALLED ON NULL INPUT;
 
 ------------------------------------------------------------------------------
 -- Availability (issue 15): history on disk stops only the minting that
@@ -642,15 +646,15 @@ COMMENT ON FUNCTION crid_registry_status() IS
 -- holder starts above it. Dumped by pg_dump; only its owner (and the roles
 -- the README lists) may write it.
 CREATE TABLE crid_node_leases (
-    node integer PRIMARY KEY CHECK (node BETWEEN 0 AND 65535),
+    node integer PRIMARY KEY CHECK (node OPERATOR(pg_catalog.>=) 0 AND node OPERATOR(pg_catalog.<=) 65535),
     holder text NOT NULL,
     token text NOT NULL,
-    kind text NOT NULL CHECK (kind IN ('lease', 'static')),
+    kind text NOT NULL CHECK (kind OPERATOR(pg_catalog.=) ANY (ARRAY['lease'::pg_catalog.text, 'static'::pg_catalog.text])),
     lease_until timestamptz NOT NULL,
     renewed_at timestamptz NOT NULL,
     high_water_ms bigint NOT NULL
 );
-SELECT pg_catalog.pg_extension_config_dump('crid_node_leases', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.crid_node_leases'::pg_catalog.regclass, ''::pg_catalog.text);
 REVOKE ALL ON crid_node_leases FROM PUBLIC;
 COMMENT ON TABLE crid_node_leases IS
     'snowflake nodes held by the servers of a fleet: holder, lease expiry, and the bound of the holder''s ids';
@@ -883,7 +887,7 @@ CREATE TABLE crid_evictions (
 );
 COMMENT ON TABLE crid_evictions IS
     'crid_evict horizons: registry table -> every registry ts below evicted_before was deleted';
-SELECT pg_catalog.pg_extension_config_dump('crid_evictions', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.crid_evictions'::pg_catalog.regclass, ''::pg_catalog.text);
 REVOKE ALL ON crid_evictions FROM PUBLIC;
 
 CREATE FUNCTION crid_check_not_evicted(fn text, ts bigint, evicted_before bigint) RETURNS void

@@ -142,7 +142,7 @@ CREATE TABLE crid_allocations (
 );
 COMMENT ON TABLE crid_allocations IS
     'crid registry: ts = seconds since crid.epoch, next_seq = exclusive end of the last block reserved in that second';
-SELECT pg_catalog.pg_extension_config_dump('crid_allocations', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.crid_allocations'::pg_catalog.regclass, ''::pg_catalog.text);
 REVOKE ALL ON crid_allocations FROM PUBLIC;
 
 -- Argument checks of crid_allocate, in C so they follow crid.timestamp_bits.

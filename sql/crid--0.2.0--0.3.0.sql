@@ -24,7 +24,7 @@ CREATE TABLE IF NOT EXISTS crid_registry_state (
     registry text PRIMARY KEY,           -- the registry table, schema.table
     identity text NOT NULL,              -- the table this row was written for
     epoch timestamptz NOT NULL,          -- the fleet's crid.epoch: ts 0 is this instant
-    max_skew_ms integer NOT NULL CHECK (max_skew_ms BETWEEN 0 AND 60000),
+    max_skew_ms integer NOT NULL CHECK (max_skew_ms OPERATOR(pg_catalog.>=) 0 AND max_skew_ms OPERATOR(pg_catalog.<=) 60000),
     refused_from_ts bigint,              -- reservations in refused_from_ts .. floor_ts are refused
     floor_ts bigint NOT NULL,            -- (NULL refused_from_ts: none below floor_ts is)
     changed_at timestamptz NOT NULL,     -- when the identity last changed (or the row was made)
@@ -359,11 +359,11 @@ BEGIN
 END
 $$;
 CREATE TRIGGER crid_registry_guard BEFORE INSERT OR UPDATE ON crid_allocations
-    FOR EACH ROW EXECUTE FUNCTION crid_registry_guard();
+    FOR EACH ROW EXECUTE FUNCTION @extschema@.crid_registry_guard();
 -- The state of the extension's own table starts now: a re-created registry
 -- refuses the seconds around this moment, which reservations lost with the
 -- old one may hold.
-SELECT crid_registry_check('@extschema@.crid_allocations');
+SELECT @extschema@.crid_registry_check('@extschema@.crid_allocations'::pg_catalog.regclass);
 
 -- Snowflake node leases: when a node's holder may mint on it. A holder that
 -- took a node whose earlier holder cannot be shown to have stopped (no row,
@@ -694,14 +694,14 @@ COMMENT ON FUNCTION crid_node_lease_guard() IS
 COMMENT ON FUNCTION crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer) IS
     'a leasing server takes one free node of the ranges, in O(1): its own, its earlier start''s, or one of random probes';
 CREATE TRIGGER crid_node_lease_guard BEFORE INSERT OR UPDATE OF token ON crid_node_leases
-    FOR EACH ROW EXECUTE FUNCTION crid_node_lease_guard();
+    FOR EACH ROW EXECUTE FUNCTION @extschema@.crid_node_lease_guard();
 -- Rows loaded under session_replication_role = replica (a restore by hand)
 -- are seen too; rows logical replication brings never reach it
 -- (crid_local_only skips them first).
 ALTER TABLE crid_node_leases ENABLE ALWAYS TRIGGER crid_node_lease_guard;
 -- The registry vouches for the lease table from now: a re-created one may
 -- have had holders that still mint for a takeover delay.
-SELECT crid_node_lease_since();
+SELECT @extschema@.crid_node_lease_since(NULL::pg_catalog.text);
 -- Ids for past times: node and sequence as bigint
 ------------------------------------------------------------------------------
 
@@ -1154,28 +1154,35 @@ COMMENT ON PROCEDURE crid_backfill(regclass, name, text, integer, interval) IS
 DO $$
 DECLARE
     f record;
-    users text;
+    users pg_catalog.text;
 BEGIN
     FOR f IN
-        SELECT p.oid, format('%I.%I(%s)', n.nspname, p.proname, pg_get_function_identity_arguments(p.oid)) AS name
-          FROM pg_proc p
-          JOIN pg_namespace n ON n.oid = p.pronamespace
-          JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
-          JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'crid'
-         WHERE p.proname IN ('uuidv7', 'uuid_extract_timestamp', 'uuid_extract_version')
-           AND p.pronamespace <> 'pg_catalog'::regnamespace
-           AND EXISTS (SELECT FROM pg_proc c
-                        WHERE c.pronamespace = 'pg_catalog'::regnamespace AND c.proname = p.proname
-                          AND c.proargtypes = p.proargtypes)
+        SELECT p.oid, pg_catalog.format('%I.%I(%s)'::pg_catalog.text, n.nspname, p.proname,
+                                        pg_catalog.pg_get_function_identity_arguments(p.oid)) AS name
+          FROM pg_catalog.pg_proc p
+          JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace
+          JOIN pg_catalog.pg_depend d ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+                                     AND d.objid OPERATOR(pg_catalog.=) p.oid
+                                     AND d.deptype OPERATOR(pg_catalog.=) 'e'::pg_catalog."char"
+          JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
+                                        AND e.extname OPERATOR(pg_catalog.=) 'crid'::pg_catalog.name
+         WHERE p.proname OPERATOR(pg_catalog.=) ANY (ARRAY['uuidv7', 'uuid_extract_timestamp',
+                                                           'uuid_extract_version']::pg_catalog.name[])
+           AND p.pronamespace OPERATOR(pg_catalog.<>) 'pg_catalog'::pg_catalog.regnamespace
+           AND EXISTS (SELECT FROM pg_catalog.pg_proc c
+                        WHERE c.pronamespace OPERATOR(pg_catalog.=) 'pg_catalog'::pg_catalog.regnamespace
+                          AND c.proname OPERATOR(pg_catalog.=) p.proname
+                          AND c.proargtypes OPERATOR(pg_catalog.=) p.proargtypes)
          ORDER BY 2
     LOOP
-        SELECT string_agg(pg_describe_object(u.classid, u.objid, u.objsubid), ', '
-                          ORDER BY pg_describe_object(u.classid, u.objid, u.objsubid))
+        SELECT pg_catalog.string_agg(pg_catalog.pg_describe_object(u.classid, u.objid, u.objsubid), ', '::pg_catalog.text
+                                     ORDER BY pg_catalog.pg_describe_object(u.classid, u.objid, u.objsubid))
           INTO users
-          FROM pg_depend u
-         WHERE u.refclassid = 'pg_proc'::regclass AND u.refobjid = f.oid AND u.deptype <> 'e';
+          FROM pg_catalog.pg_depend u
+         WHERE u.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+           AND u.refobjid OPERATOR(pg_catalog.=) f.oid AND u.deptype OPERATOR(pg_catalog.<>) 'e'::pg_catalog."char";
         IF users IS NULL THEN
-            EXECUTE 'DROP FUNCTION ' || f.name;
+            EXECUTE 'DROP FUNCTION '::pg_catalog.text OPERATOR(pg_catalog.||) f.name;
         ELSE
             RAISE NOTICE 'crid keeps %, which core also has: % depends on it', f.name, users;
         END IF;
@@ -1228,25 +1235,25 @@ $$;
 COMMENT ON FUNCTION crid_local_only() IS
     'row trigger of crid''s own tables: skips rows that logical replication brings from another server';
 CREATE TRIGGER crid_local_only BEFORE INSERT OR UPDATE OR DELETE ON crid_allocations
-    FOR EACH ROW EXECUTE FUNCTION crid_local_only();
+    FOR EACH ROW EXECUTE FUNCTION @extschema@.crid_local_only();
 ALTER TABLE crid_allocations ENABLE ALWAYS TRIGGER crid_local_only;
 CREATE TRIGGER crid_local_only BEFORE INSERT OR UPDATE OR DELETE ON crid_node_leases
-    FOR EACH ROW EXECUTE FUNCTION crid_local_only();
+    FOR EACH ROW EXECUTE FUNCTION @extschema@.crid_local_only();
 ALTER TABLE crid_node_leases ENABLE ALWAYS TRIGGER crid_local_only;
 CREATE TRIGGER crid_local_only BEFORE INSERT OR UPDATE OR DELETE ON crid_node_lease_state
-    FOR EACH ROW EXECUTE FUNCTION crid_local_only();
+    FOR EACH ROW EXECUTE FUNCTION @extschema@.crid_local_only();
 ALTER TABLE crid_node_lease_state ENABLE ALWAYS TRIGGER crid_local_only;
 CREATE TRIGGER crid_local_only BEFORE INSERT OR UPDATE OR DELETE ON crid_node_lease_ledger
-    FOR EACH ROW EXECUTE FUNCTION crid_local_only();
+    FOR EACH ROW EXECUTE FUNCTION @extschema@.crid_local_only();
 ALTER TABLE crid_node_lease_ledger ENABLE ALWAYS TRIGGER crid_local_only;
 CREATE TRIGGER crid_local_only BEFORE INSERT OR UPDATE OR DELETE ON crid_registry_state
-    FOR EACH ROW EXECUTE FUNCTION crid_local_only();
+    FOR EACH ROW EXECUTE FUNCTION @extschema@.crid_local_only();
 ALTER TABLE crid_registry_state ENABLE ALWAYS TRIGGER crid_local_only;
 CREATE TRIGGER crid_local_only BEFORE INSERT OR UPDATE OR DELETE ON crid_evictions
-    FOR EACH ROW EXECUTE FUNCTION crid_local_only();
+    FOR EACH ROW EXECUTE FUNCTION @extschema@.crid_local_only();
 ALTER TABLE crid_evictions ENABLE ALWAYS TRIGGER crid_local_only;
 CREATE TRIGGER crid_local_only BEFORE INSERT OR UPDATE OR DELETE ON crid_backfill_state
-    FOR EACH ROW EXECUTE FUNCTION crid_local_only();
+    FOR EACH ROW EXECUTE FUNCTION @extschema@.crid_local_only();
 ALTER TABLE crid_backfill_state ENABLE ALWAYS TRIGGER crid_local_only;
 
 -- The command that takes crid's own tables out of a publication and keeps
@@ -1718,7 +1725,7 @@ COMMENT ON FUNCTION crid_replication_warning() IS
     'event trigger: a WARNING when a publication or subscription carries crid''s own tables';
 CREATE EVENT TRIGGER crid_replication_warning ON ddl_command_end
     WHEN TAG IN ('CREATE PUBLICATION', 'ALTER PUBLICATION', 'CREATE SUBSCRIPTION', 'ALTER SUBSCRIPTION')
-    EXECUTE FUNCTION crid_replication_warning();
+    EXECUTE FUNCTION @extschema@.crid_replication_warning();
 
 ------------------------------------------------------------------------------
 -- Partitions by time of a table partitioned by RANGE on its id
@@ -2426,8 +2433,8 @@ COMMENT ON FUNCTION crid_partition_maintain(regclass, interval, interval, interv
 -- Called only by crid's SECURITY DEFINER functions (crid_allocate,
 -- crid_reserve, crid_evict), which run as the extension's owner anyway:
 -- they need no rights of their own.
-ALTER FUNCTION crid_evicted_before(regclass) SECURITY INVOKER;
-ALTER FUNCTION crid_record_eviction(regclass, bigint) SECURITY INVOKER;
+ALTER FUNCTION @extschema@.crid_evicted_before(regclass) SECURITY INVOKER;
+ALTER FUNCTION @extschema@.crid_record_eviction(regclass, bigint) SECURITY INVOKER;
 
 -- snowflake_backfill_plan runs with its caller's rights, on the caller's
 -- tables; its own statements resolve in pg_catalog only, so that no
@@ -2435,8 +2442,8 @@ ALTER FUNCTION crid_record_eviction(regclass, bigint) SECURITY INVOKER;
 -- (public, where others may create) runs in their place. (crid_backfill,
 -- a procedure that commits, cannot take a SET clause: it sets its
 -- search_path itself for each of its transactions.)
-ALTER FUNCTION snowflake_backfill_plan(regclass, name, name, text, integer, text) SET search_path = pg_catalog, pg_temp;
-ALTER FUNCTION snowflake_backfill_plan(regclass, name, name, text) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION @extschema@.snowflake_backfill_plan(regclass, name, name, text, integer, text) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION @extschema@.snowflake_backfill_plan(regclass, name, name, text) SET search_path = pg_catalog, pg_temp;
 
 -- The registry's internals: the continuity check and what it reads, the
 -- reservation, the checks of crid_allocate, crid_reserve and crid_evict,
@@ -2543,7 +2550,7 @@ CREATE TABLE crid_public_id_keys (
 COMMENT ON TABLE crid_public_id_keys IS
     'keys of public ids (crid_mask, crid_unmask): readable only by key administrators; a key serves the members of its usable_by role';
 REVOKE ALL ON TABLE crid_public_id_keys FROM PUBLIC;
-SELECT pg_catalog.pg_extension_config_dump('crid_public_id_keys', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.crid_public_id_keys'::pg_catalog.regclass, ''::pg_catalog.text);
 
 -- The trigger of crid_public_id_keys, BEFORE each row's INSERT, UPDATE and
 -- DELETE and before a TRUNCATE. It raises the errors a bad key row

@@ -19,11 +19,18 @@ using pg::public_ids::require_not_negative;
 namespace {
 
 void require_uuid_version(const core::Uuid &u, int version, const char *function, const char *what) {
-    if (u.version() != version || !u.rfc_variant())
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("%s: %s is not a version %d UUID of the RFC 9562 variant", function,
-                               u.to_string().c_str(), version),
-                        errhint("%s", what)));
+    if (u.version() == version && u.rfc_variant())
+        return;
+    // The text is copied out of its std::string before ereport: the longjmp
+    // of ERROR would skip the string's destructor.
+    char text[40];
+    {
+        const std::string s = u.to_string();
+        strlcpy(text, s.c_str(), sizeof text);
+    }
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("%s: %s is not a version %d UUID of the RFC 9562 variant", function, text, version),
+                    errhint("%s", what)));
 }
 
 } // namespace
