@@ -44,7 +44,7 @@ constexpr Pin pins[] = {
     {crid::pg::compat::debug_parallel_setting, "off", false},
     {"standard_conforming_strings", "on", true},
     {"application_name", "crid block reserver", false},
-    {"transaction_timeout", "0", false, true},
+    {"transaction_timeout", "0", true, true},
     // Nothing the worker reads may change meaning: how values are written
     // and read, NULL comparisons, row security (on: a policy applies, or
     // the statement fails, never silently less), which relations may be read.
@@ -96,16 +96,22 @@ const char *remote_begin_sql() { return "BEGIN ISOLATION LEVEL READ COMMITTED RE
 const char *remote_pin_sql() {
     if (remote_sql[0])
         return remote_sql;
-    size_t used = size_t(std::snprintf(remote_sql, sizeof remote_sql, "SELECT"));
+    // One row per setting; a setting the registry's major lacks (an optional
+    // one) is skipped rather than refused.
+    size_t used = size_t(std::snprintf(remote_sql, sizeof remote_sql,
+                                       "SELECT pg_catalog.set_config(v.name, v.value, true) FROM (VALUES"));
     bool first = true;
     for (const Pin &pin : pins) {
         if (!pin.remote)
             continue;
-        int n = std::snprintf(remote_sql + used, sizeof remote_sql - used, "%s pg_catalog.set_config('%s', '%s', true)",
-                              first ? "" : ",", pin.name, pin.value);
+        int n = std::snprintf(remote_sql + used, sizeof remote_sql - used, "%s ('%s', '%s', %s)", first ? "" : ",",
+                              pin.name, pin.value, pin.optional ? "false" : "true");
         used += n > 0 ? size_t(n) : 0;
         first = false;
     }
+    std::snprintf(remote_sql + used, sizeof remote_sql - used,
+                  ") v(name, value, always) WHERE v.always OR EXISTS (SELECT FROM pg_catalog.pg_settings s"
+                  " WHERE s.name OPERATOR(pg_catalog.=) v.name)");
     return remote_sql;
 }
 
