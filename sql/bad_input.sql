@@ -788,7 +788,8 @@ INSERT INTO regress.bad_input VALUES
 ('crid_public_id_key_held(integer, bytea)', ARRAY['77', 'NULL'], 'ok'),
 ('crid_public_id_key_held(integer, bytea)', ARRAY['2147483000', $$'\x00'$$], 'ok'),
 ('crid_public_id_keys_check()', '{}', '0A000'), -- a PL/pgSQL trigger function: only called as a trigger
-('crid_public_id_keys_changed()', '{}', '39P01'); -- a C trigger function: says it was not called as one
+('crid_public_id_keys_changed()', '{}', '39P01'), -- a C trigger function: says it was not called as one
+('crid_public_id_keys_restored()', '{}', '39P01'); -- a C trigger function: says it was not called as one
 \set ECHO all
 
 -- The key the public id rows use.

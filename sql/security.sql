@@ -66,6 +66,7 @@ WITH reviewed(fn, who) AS (VALUES
     ('crid_node_lease_guard()', 'crid'),
     ('crid_local_only()', 'crid'),
     ('crid_public_id_keys_check()', 'crid'),
+    ('crid_public_id_keys_restored()', 'crid'),
     ('crid_public_id_keys_changed()', 'crid'),
     ('crid_state_writes_guard()', 'crid'),
     ('crid_registry_forward_only()', 'crid'))

@@ -9,9 +9,12 @@ CREATE OR REPLACE FUNCTION crid_evict(before timestamptz) RETURNS bigint
     SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    horizon bigint := @extschema@.crid_evict_horizon(before);
-    registry regclass := @extschema@.crid_registry_table();
+    horizon bigint;
+    registry regclass;
 BEGIN
+    -- @schema_guard
+    horizon := @extschema@.crid_evict_horizon(before);
+    registry := @extschema@.crid_registry_table();
     PERFORM @extschema@.crid_record_eviction(registry, horizon);
     RETURN @extschema@.crid_registry_evict(registry, horizon);
 END

@@ -30,7 +30,7 @@
 -- on the continuity state and the ledger, which no caller may write: one
 -- that could would make a node look never leased. It reads NEW, OLD and
 -- crid's own tables, every name qualified.
-CREATE FUNCTION crid_node_lease_guard() RETURNS trigger
+CREATE OR REPLACE FUNCTION crid_node_lease_guard() RETURNS trigger
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
 AS $$
@@ -41,6 +41,7 @@ DECLARE
     seen timestamptz;
     at timestamptz;
 BEGIN
+    -- @schema_guard
     -- Crid's own lease table only: on another table (a role with EXECUTE on
     -- this function could attach it to one of its own) NEW's columns are
     -- whatever that role made them.

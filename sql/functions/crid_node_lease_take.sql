@@ -30,7 +30,7 @@
 --
 -- Caller's rights: the caller needs SELECT, INSERT, UPDATE on
 -- crid_node_leases and EXECUTE on this function (a fleet's role).
-CREATE FUNCTION crid_node_lease_take(first_nodes integer[], last_nodes integer[], holder text, token text,
+CREATE OR REPLACE FUNCTION crid_node_lease_take(first_nodes integer[], last_nodes integer[], holder text, token text,
                                      bound_ms bigint, ttl_ms bigint, delay_ms bigint, probes integer DEFAULT 16,
                                      OUT node integer, OUT raise_to bigint, OUT probed integer, OUT live integer)
     LANGUAGE plpgsql VOLATILE
@@ -44,6 +44,7 @@ DECLARE
     at bigint;
     r record;
 BEGIN
+    -- @schema_guard
     IF first_nodes IS NULL OR last_nodes IS NULL OR holder IS NULL OR token IS NULL OR bound_ms IS NULL
        OR ttl_ms IS NULL OR delay_ms IS NULL OR probes IS NULL THEN
         RAISE EXCEPTION 'crid_node_lease_take: no argument may be NULL' USING ERRCODE = '22004';

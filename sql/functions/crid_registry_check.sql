@@ -30,7 +30,7 @@
 -- owner), so no state is kept for any other; the newest second is read by
 -- crid_registry_newest as the table's owner; every name is qualified and
 -- search_path holds only pg_catalog and pg_temp.
-CREATE FUNCTION crid_registry_check(registry regclass,
+CREATE OR REPLACE FUNCTION crid_registry_check(registry regclass,
     OUT refused_from_ts bigint, OUT floor_ts bigint, OUT live_max_ts bigint, OUT now_unix_ms bigint,
     OUT epoch timestamptz, OUT max_skew_ms integer, OUT changed_at timestamptz, OUT identity text,
     OUT reason text, OUT changed boolean)
@@ -49,6 +49,7 @@ DECLARE
     skew integer;
     new_from bigint;
 BEGIN
+    -- @schema_guard
     IF crid_registry_check.registry IS NULL THEN
         RAISE EXCEPTION 'crid_registry_check: registry must not be NULL' USING ERRCODE = '22004';
     END IF;

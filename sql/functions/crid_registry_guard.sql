@@ -12,11 +12,12 @@
 -- table. Giving a table this trigger makes it a registry table, so EXECUTE
 -- (which CREATE TRIGGER needs) is not PUBLIC's: a superuser grants it to
 -- the owner of a table that is to be one.
-CREATE FUNCTION crid_registry_guard() RETURNS trigger
+CREATE OR REPLACE FUNCTION crid_registry_guard() RETURNS trigger
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    -- @schema_guard
     PERFORM @extschema@.crid_registry_admit(TG_RELID::regclass, NEW.ts);
     RETURN NEW;
 END

@@ -12,7 +12,7 @@
 -- caller needs what the plain upsert needs on the registry table (SELECT,
 -- INSERT, UPDATE) and EXECUTE on this function, crid_registry_check and
 -- crid_registry_upsert (a fleet's role: docs/security.md).
-CREATE FUNCTION crid_registry_reserve(registry regclass, ts bigint, amount bigint,
+CREATE OR REPLACE FUNCTION crid_registry_reserve(registry regclass, ts bigint, amount bigint,
                                       room_limit bigint DEFAULT NULL, epoch_ms bigint DEFAULT NULL)
     RETURNS bigint
     LANGUAGE plpgsql VOLATILE
@@ -21,6 +21,7 @@ AS $$
 DECLARE
     c record;
 BEGIN
+    -- @schema_guard
     IF crid_registry_reserve.registry IS NULL OR crid_registry_reserve.ts IS NULL
        OR crid_registry_reserve.amount IS NULL THEN
         RAISE EXCEPTION 'crid_registry_reserve: registry, ts and amount must not be NULL' USING ERRCODE = '22004';

@@ -15,10 +15,13 @@ CREATE OR REPLACE FUNCTION crid_reserve(at timestamptz, n bigint) RETURNS bigint
     SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    ts bigint := @extschema@.crid_reserve_ts(at, n);
-    registry regclass := @extschema@.crid_registry_table();
+    ts bigint;
+    registry regclass;
     block_end bigint;
 BEGIN
+    -- @schema_guard
+    ts := @extschema@.crid_reserve_ts(at, n);
+    registry := @extschema@.crid_registry_table();
     PERFORM @extschema@.crid_check_not_evicted('crid_reserve', ts, @extschema@.crid_evicted_before(registry));
     PERFORM @extschema@.crid_registry_admit(registry, ts);
     block_end := @extschema@.crid_registry_reserve(registry, ts, n);

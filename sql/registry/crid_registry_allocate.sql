@@ -14,6 +14,7 @@ AS $$
 DECLARE
     block_end bigint;
 BEGIN
+    -- @schema_guard
     IF crid_allocate.ts IS NULL OR crid_allocate.block_size IS NULL THEN
         RAISE EXCEPTION 'crid_allocate: ts and block_size must not be NULL' USING ERRCODE = '22004';
     END IF;

@@ -237,6 +237,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(crid_public_id_keys_changed);
 PG_FUNCTION_INFO_V1(crid_public_id_secret);
 PG_FUNCTION_INFO_V1(crid_public_id_key_held);
+PG_FUNCTION_INFO_V1(crid_public_id_keys_restored);
 
 // Statement trigger of crid_public_id_keys: rows changed, so every backend
 // drops the keys it keeps (at its next transaction, or at once here), and
@@ -278,14 +279,11 @@ Datum crid_public_id_secret(PG_FUNCTION_ARGS) {
 // COPY's context, the row and its secret; and the comparison must not put
 // the secret into a plan either. Only to a role that may read the table,
 // which learns nothing it could not read.
-Datum crid_public_id_key_held(PG_FUNCTION_ARGS) {
-    const char *function = "crid_public_id_key_held";
-    int32 key_id = crid::pg::required_int32(fcinfo, 0, function, "key_id");
+static bool key_held(const char *function, int32 key_id, bytea *given) {
     Oid relid = crid::pg::public_ids::key_table_oid(function);
     if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
         ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
                         errmsg("%s: permission denied for table crid_public_id_keys", function)));
-    bytea *given = PG_ARGISNULL(1) ? nullptr : PG_GETARG_BYTEA_PP(1);
     auto s = crid::pg::public_ids::begin_key_row_scan(relid, key_id);
     bool held = false;
     if (HeapTupleIsValid(s.row)) {
@@ -301,7 +299,45 @@ Datum crid_public_id_key_held(PG_FUNCTION_ARGS) {
         }
     }
     crid::pg::public_ids::end_key_row_scan(s);
-    PG_RETURN_BOOL(held);
+    return held;
+}
+
+Datum crid_public_id_key_held(PG_FUNCTION_ARGS) {
+    const char *function = "crid_public_id_key_held";
+    int32 key_id = crid::pg::required_int32(fcinfo, 0, function, "key_id");
+    PG_RETURN_BOOL(key_held(function, key_id, PG_ARGISNULL(1) ? nullptr : PG_GETARG_BYTEA_PP(1)));
+}
+
+// BEFORE INSERT row trigger of crid_public_id_keys, after
+// crid_public_id_keys_check (triggers fire in name order), which refused
+// bad rows and wiped a retired key's secret: a row equal to a key the table
+// holds (key id, secret, retirement) is skipped, so a dump's keys may be
+// restored twice. A trigger of its own, in C, so the secret is never handed
+// to a function found by its name, which someone else could have made
+// (docs/security.md).
+Datum crid_public_id_keys_restored(PG_FUNCTION_ARGS) {
+    const char *function = "crid_public_id_keys_restored";
+    if (!CALLED_AS_TRIGGER(fcinfo))
+        ereport(ERROR,
+                (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED), errmsg("%s: not called as a trigger", function)));
+    auto *trigger = reinterpret_cast<TriggerData *>(fcinfo->context);
+    if (!TRIGGER_FIRED_BEFORE(trigger->tg_event) || !TRIGGER_FIRED_FOR_ROW(trigger->tg_event) ||
+        !TRIGGER_FIRED_BY_INSERT(trigger->tg_event) ||
+        RelationGetRelid(trigger->tg_relation) != crid::pg::public_ids::key_table_oid(function))
+        ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+                        errmsg("%s: only a BEFORE INSERT row trigger of crid_public_id_keys", function)));
+    HeapTuple row = trigger->tg_trigtuple;
+    TupleDesc desc = RelationGetDescr(trigger->tg_relation);
+    bool key_null, secret_null;
+    Datum key = heap_getattr(row, crid::pg::public_ids::key_column(desc, "key_id"), desc, &key_null);
+    Datum secret = heap_getattr(row, crid::pg::public_ids::key_column(desc, "secret"), desc, &secret_null);
+    if (key_null)
+        return PointerGetDatum(row); // refused by crid_public_id_keys_check
+    bytea *given = secret_null ? nullptr : DatumGetByteaPP(secret);
+    bool held = key_held(function, DatumGetInt32(key), given);
+    if (given != nullptr)
+        crid::pg::public_ids::release_secret(given, secret);
+    return held ? PointerGetDatum(nullptr) : PointerGetDatum(row);
 }
 
 } // extern "C"

@@ -46,6 +46,9 @@ extern "C" {
 #include "catalog/pg_type_d.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
+#include "nodes/parsenodes.h"
+#include "parser/parsetree.h"
+#include "utils/plancache.h"
 #include "parser/parse_func.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
@@ -180,7 +183,30 @@ int64 run_as_owner(const Registry &r, const char *sql, int nargs, Datum *values,
     (void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
                             false);
     SPI_connect();
-    int rc = SPI_execute_with_args(sql, nargs, types, values, nulls, read_only, 0);
+    // The statement names the table by its schema's and its own name, which
+    // parsing looks up again: had the schema been renamed meanwhile and
+    // another taken its name, the statement would act on another table as
+    // this one's owner. So it runs only if the table it acts on (its first,
+    // or its target) is the one `r` was opened as, by OID, locked since.
+    SPIPlanPtr plan = SPI_prepare(sql, nargs, types);
+    if (plan == nullptr)
+        elog(ERROR, "crid: a statement on registry table %s failed to parse (SPI code %d)", r.name, SPI_result);
+    ListCell *lc;
+    foreach (lc, SPI_plan_get_plan_sources(plan)) {
+        ListCell *qc;
+        foreach (qc, static_cast<CachedPlanSource *>(lfirst(lc))->query_list) {
+            auto *query = static_cast<Query *>(lfirst(qc));
+            if (!query->canSetTag)
+                continue;
+            RangeTblEntry *rte = rt_fetch(query->resultRelation ? query->resultRelation : 1, query->rtable);
+            if (rte->rtekind != RTE_RELATION || rte->relid != r.relid)
+                ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                                errmsg("crid: the name %s is no longer registry table %u", r.name, r.relid),
+                                errdetail("Its schema was renamed, or another object took its name: crid acts on "
+                                          "no relation through it.")));
+        }
+    }
+    int rc = SPI_execute_plan(plan, values, nulls, read_only, 0);
     if (rc < 0)
         elog(ERROR, "crid: a statement on registry table %s failed to run (SPI code %d)", r.name, rc);
     *rows = SPI_processed;

@@ -14,6 +14,8 @@ extern "C" {
 }
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 namespace crid::pg::registry {
 
@@ -60,6 +62,31 @@ void execute_here(Statement &s) {
 
 namespace {
 
+// The schema every local batch checks first (pin_local_schema).
+char pinned_oid[16] = "";
+char pinned_name[NAMEDATALEN] = "";
+
+void check_pinned_schema() {
+    if (!pinned_oid[0])
+        return;
+    Oid types[1] = {OIDOID};
+    Datum values[1] = {ObjectIdGetDatum(Oid(std::strtoul(pinned_oid, nullptr, 10)))};
+    int rc = SPI_execute_with_args("SELECT n.nspname::pg_catalog.text FROM pg_catalog.pg_namespace n"
+                                   " WHERE n.oid OPERATOR(pg_catalog.=) $1 FOR SHARE OF n",
+                                   1, types, values, nullptr, false, 0);
+    if (rc != SPI_OK_SELECT)
+        elog(ERROR, "crid: the check of the registry's schema failed to run (SPI code %d)", rc);
+    char *now = SPI_processed == 1 ? SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1) : nullptr;
+    if (now == nullptr || std::strcmp(now, pinned_name) != 0)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("crid: schema \"%s\" of the registry, where crid's functions are, was %s", pinned_name,
+                               now ? "renamed" : "dropped"),
+                        now ? errdetail("It is named \"%s\" now; the worker never calls a function through a name "
+                                        "another schema could have taken.",
+                                        now)
+                            : 0));
+}
+
 // One batch in the worker's open transaction (begun when none is), its rows
 // to the sinks, committed when `commit`; an ERROR aborts the transaction.
 struct LocalBatch {
@@ -79,6 +106,7 @@ void run_batch(void *p) {
         pgstat_report_activity(STATE_RUNNING, "reserving in the crid registry");
         *b->open = true;
     }
+    check_pinned_schema();
     for (int i = 0; i < b->count; ++i)
         execute_here(b->statements[i]);
     if (b->commit) {
@@ -125,5 +153,10 @@ LocalSession local;
 } // namespace
 
 Session &local_session() { return local; }
+
+void pin_local_schema(const char *oid, const char *name) {
+    std::snprintf(pinned_oid, sizeof pinned_oid, "%s", oid ? oid : "");
+    std::snprintf(pinned_name, sizeof pinned_name, "%s", name ? name : "");
+}
 
 } // namespace crid::pg::registry

@@ -103,10 +103,16 @@ void count_sink(void *context, int, const char *const *) noexcept { ++*static_ca
 // 0.3.0 has none): Found::ok, or Found::outdated with the way out.
 Found locate_check(Session &session, Location &out, const char *schema, bool extension, Failure &failure) {
     int found = 0;
-    Statement statement;
-    statement.set(check_query, {schema}, count_sink, &found);
-    if (!session.run(&statement, 1, true, failure))
+    NameRow oid;
+    Statement statements[2];
+    statements[0].set(check_query, {schema}, count_sink, &found);
+    statements[1].set("SELECT n.oid::pg_catalog.text FROM pg_catalog.pg_namespace n"
+                      " WHERE n.nspname OPERATOR(pg_catalog.=) $1::pg_catalog.name",
+                      {schema}, name_sink, &oid);
+    if (!session.run(statements, 2, true, failure))
         return Found::failed;
+    std::snprintf(out.schema, sizeof out.schema, "%s", schema);
+    std::snprintf(out.schema_oid, sizeof out.schema_oid, "%s", oid.name);
     if (found < 3) {
         set_failure(failure, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                     "%s lacks crid_registry_check(), crid_registry_reserve() or crid_node_lease_take() in schema "

@@ -21,6 +21,12 @@ struct Location {
     char reserve[2 * (2 * NAMEDATALEN + 2) + 2] = "";  // crid_registry_reserve, the one reservation
     char next_seq[2 * (2 * NAMEDATALEN + 2) + 2] = ""; // crid_registry_next_seq (the extension's only)
     char shown[2 * NAMEDATALEN + 2] = "";              // the table for messages: schema.table
+    // The schema of the functions above (crid's, or the registry-server
+    // script's), unquoted, and its OID as text: on the local registry every
+    // batch checks, and locks, that the OID still has that name
+    // (pin_local_schema() in registry_session.hpp).
+    char schema[NAMEDATALEN] = "";
+    char schema_oid[16] = "";
 };
 
 enum class Found {

@@ -88,6 +88,15 @@ void execute_here(Statement &statement);
 // The session of the local registry database (the worker is connected to it).
 Session &local_session();
 
+// From now on every batch of the local session first checks that schema
+// `oid` (text) is still named `name`, and locks its row in pg_namespace
+// until the batch's transaction ends, so it cannot be renamed meanwhile: the
+// batch's statements name crid's functions in it, and PostgreSQL looks
+// those names up as they run. Renamed, another schema could take the name,
+// and its functions would run as the worker, a superuser: the batch fails
+// instead, naming the schema. An empty `oid` checks nothing.
+void pin_local_schema(const char *oid, const char *name);
+
 // The session of the remote registry (crid.registry), connecting on first
 // use (SessionHooks::remote_connection hears of each connection).
 Session &remote_session();

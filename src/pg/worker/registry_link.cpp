@@ -25,9 +25,14 @@ Session &session() { return remote() ? remote_session() : local_session(); }
 const Location *located(Stop &stop) {
     if (location_known)
         return &location;
+    // The catalog queries of locate() name nothing of crid's: no schema to check.
+    if (!remote())
+        registry::pin_local_schema(nullptr, nullptr);
     switch (registry::locate(session(), location, stop.why)) {
     case Found::ok:
         location_known = true;
+        if (!remote())
+            registry::pin_local_schema(location.schema_oid, location.schema);
         note_registry_names(location.table, location.state);
         return &location;
     case Found::no_extension:
