@@ -67,6 +67,8 @@ ISOLATION             += partitions_concurrent
 REGRESS               += public_ids
 # crid's PARALLEL SAFE functions in parallel workers.
 REGRESS               += parallel_workers
+# Ids in JSON: layouts below 2^53.
+REGRESS               += javascript
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
 

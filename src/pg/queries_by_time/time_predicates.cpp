@@ -231,9 +231,11 @@ const char *op_text(int strategy) {
 
 // Whether every time a snowflake layout can decode to fits in timestamptz:
 // then snowflake_to_timestamptz raises for negative ids only.
+// A layout of fewer bits (bits=53) also raises for ids above its largest,
+// which an id range below them would pass over: left as written.
 bool decodes_within_timestamptz(const core::snowflake::Layout &layout) {
     constexpr int64_t last_timestamptz_unix_ms = END_TIMESTAMP / 1000 + core::pg_epoch_unix_us / 1000 - 1;
-    return core::snowflake::last_unix_ms(layout) <= last_timestamptz_unix_ms;
+    return layout.width == 0 && core::snowflake::last_unix_ms(layout) <= last_timestamptz_unix_ms;
 }
 
 // What the planner's folding functions need of a plan being made: the

@@ -1,0 +1,101 @@
+-- Ids JavaScript reads exactly: the snowflake preset javascript (epoch
+-- 2026-01-01, units of 1 s, time 30 | node 7 | sequence 16, bits=53), whose
+-- every id is at most 2^53 - 1 = 9007199254740991 (Number.MAX_SAFE_INTEGER)
+-- until 2060-01-10 13:37:03 UTC. Its boundaries (first and last id of the
+-- first and last second, every node, every gene of a variant with genes),
+-- decoders, ids for past times, queries by time and partitions by time; the
+-- server that mints on it is test/tap/t/048_javascript_ids.pl.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS crid;
+SET timezone = 'UTC';
+CREATE SCHEMA js_ids;
+SET search_path = js_ids, public;
+
+SELECT snowflake_layout('javascript');
+SELECT snowflake_layout('epoch=2026-01-01,unit=1s,node=7,sequence=16,bits=53') = snowflake_layout('javascript')
+    AS spelled_alike;
+-- 2^30 seconds: at least 34 years of 365.25 days.
+SELECT snowflake_to_timestamptz(9007199254740991, 'javascript') AS last_second,
+       snowflake_to_timestamptz(9007199254740991, 'javascript') - snowflake_to_timestamptz(0, 'javascript')
+           >= interval '34 years' AS lasts_34_years,
+       (1 << 30)::bigint >= 34 * 36525 * 864 AS seconds_of_34_julian_years;
+
+-- The four corners: first and last id of the first and the last second.
+SELECT 'first unit' AS unit, snowflake_pack('2026-01-01 00:00:00+00', 0, 0, 'javascript') AS first_id,
+       snowflake_pack('2026-01-01 00:00:00.999+00', 127, 65535, 'javascript') AS last_id
+UNION ALL
+SELECT 'last unit', snowflake_pack('2060-01-10 13:37:03+00', 0, 0, 'javascript'),
+       snowflake_pack('2060-01-10 13:37:03.999+00', 127, 65535, 'javascript');
+SELECT * FROM snowflake_parse(0, 'javascript');
+SELECT * FROM snowflake_parse(8388607, 'javascript');
+SELECT * FROM snowflake_parse(9007199254732800, 'javascript');
+SELECT * FROM snowflake_parse(9007199254740991, 'javascript');
+SELECT snowflake_floor('2060-01-10 13:37:03.999+00', 'javascript') AS floor_of_last_second,
+       snowflake_floor('2026-01-01 00:00:01+00', 'javascript') AS floor_of_second_second;
+
+-- Every node at both ends, and every sequence's extremes: within 2^53 - 1,
+-- decoded back to its fields (the start and the last millisecond of a
+-- second are one unit, so each id comes twice: 512 distinct ids).
+SELECT count(*) AS ids, count(DISTINCT id) AS distinct_ids, max(id) <= 9007199254740991 AS all_safe,
+       bool_and(p.node = n AND p.sequence = s AND p.ts = t) AS decode_back
+FROM (VALUES (timestamptz '2026-01-01 00:00:00+00'), ('2026-01-01 00:00:00.999+00'),
+             ('2060-01-10 13:37:03+00'), ('2060-01-10 13:37:03.999+00')) AS at(a),
+     generate_series(0, 127) AS n, (VALUES (0), (65535)) AS seq(s),
+     LATERAL (SELECT snowflake_pack(a, n, s, 'javascript') AS id,
+                     date_trunc('second', a) AS t) AS x,
+     LATERAL snowflake_parse(id, 'javascript') AS p;
+
+-- A variant with a shard gene: 16 nodes x 8 genes, still 53 bits.
+SELECT snowflake_layout('epoch=2026-01-01,unit=1s,node=4,sequence=16,gene=3,bits=53');
+SELECT count(*) AS ids, max(id) AS largest, bool_and(id_gene(id, 3) = g) AS gene_in_low_bits,
+       bool_and(p.gene = g AND p.node = n) AS decode_back
+FROM generate_series(0, 15) AS n, generate_series(0, 7) AS g,
+     LATERAL (SELECT snowflake_pack('2060-01-10 13:37:03.999+00', n, 65535, g,
+                                    'epoch=2026-01-01,unit=1s,node=4,sequence=16,gene=3,bits=53') AS id) AS x,
+     LATERAL snowflake_parse(id, 'epoch=2026-01-01,unit=1s,node=4,sequence=16,gene=3,bits=53') AS p;
+
+-- Outside the layout: a time after its last second, a field too wide, an
+-- id above 2^53 - 1 (of another layout).
+\set VERBOSITY terse
+SELECT snowflake_pack('2060-01-10 13:37:04+00', 0, 0, 'javascript');
+SELECT snowflake_pack('2030-01-01+00', 128, 0, 'javascript');
+SELECT snowflake_pack('2030-01-01+00', 0, 65536, 'javascript');
+SELECT snowflake_to_timestamptz(9007199254740992, 'javascript');
+SELECT * FROM snowflake_parse(9007199254740992, 'javascript');
+SELECT snowflake_layout('epoch=2026-01-01,unit=1ms,node=7,sequence=16,bits=53');
+SELECT snowflake_layout('epoch=2026-01-01,unit=1s,node=7,sequence=16,bits=32');
+SELECT snowflake_layout('epoch=2026-01-01,unit=1s,node=7,sequence=16,bits=53,sign=true');
+\set VERBOSITY default
+
+-- Queries by time: snowflake_in is an index range of the layout's ids, and
+-- false (never an ERROR) for ids outside the layout.
+CREATE TABLE events (id bigint PRIMARY KEY, note text);
+INSERT INTO events
+SELECT snowflake_pack('2026-03-01+00'::timestamptz + i * interval '1 minute', i % 128, i / 128, 'javascript'), 'e' || i
+FROM generate_series(0, 2999) AS i;
+INSERT INTO events VALUES (9007199254740992, 'of another layout'), (9223372036854775807, 'largest bigint');
+ANALYZE events;
+SELECT count(*) FROM events WHERE snowflake_in(id, '[2026-03-01 10:00, 2026-03-01 11:00)', 'javascript');
+SELECT count(*) FROM events WHERE id >= 0 AND id <= 9007199254740991
+    AND snowflake_to_timestamptz(id, 'javascript') >= '2026-03-01 10:00+00'
+    AND snowflake_to_timestamptz(id, 'javascript') < '2026-03-01 11:00+00';
+SELECT count(*) FROM events WHERE snowflake_in(id, '[2060-01-10 13:37:03, infinity)', 'javascript');
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF)
+SELECT * FROM events WHERE snowflake_in(id, '[2026-03-01 10:00, 2026-03-01 11:00)', 'javascript');
+RESET enable_seqscan;
+
+-- Partitions by time on the layout: a day each, ids in the day they name.
+CREATE TABLE readings (id bigint NOT NULL, v int) PARTITION BY RANGE (id);
+SELECT action, partition_name FROM crid_partition_create('readings', interval '1 day', '2026-03-01+00',
+                                                         '2026-03-03+00', layout => 'javascript')
+ORDER BY partition_name;
+INSERT INTO readings
+SELECT snowflake_pack('2026-03-01+00'::timestamptz + i * interval '1 hour', 5, i, 'javascript'), i
+FROM generate_series(0, 47) AS i;
+SELECT tableoid::regclass AS partition, count(*), min(snowflake_to_timestamptz(id, 'javascript')) AS first_at,
+       max(snowflake_to_timestamptz(id, 'javascript')) AS last_at
+FROM readings GROUP BY 1 ORDER BY 1;
+
+RESET search_path;
+DROP SCHEMA js_ids CASCADE;
