@@ -97,5 +97,56 @@ SELECT tableoid::regclass AS partition, count(*), min(snowflake_to_timestamptz(i
        max(snowflake_to_timestamptz(id, 'javascript')) AS last_at
 FROM readings GROUP BY 1 ORDER BY 1;
 
+-- Faces that stay safe: crid_mask(id, key, 53) is a keyed permutation of
+-- 0 .. 2^53 - 1, so the face of a JavaScript-safe id is one too; its Sqids
+-- text is one number (npm's sqids reads it exactly: TAP 050).
+SET client_min_messages = warning;
+DROP ROLE IF EXISTS regress_js_api;
+RESET client_min_messages;
+CREATE ROLE regress_js_api;
+INSERT INTO crid_public_id_keys (key_id, secret, usable_by, note)
+VALUES (53, '\x000102030405060708090a0b0c0d0e0f', 'regress_js_api', 'faces of 53 bits');
+-- Pinned faces (a change of the construction changes every face handed out).
+SELECT crid_mask(0, 53, 53) AS face_of_0, crid_mask(1, 53, 53) AS face_of_1,
+       crid_mask(9007199254740991, 53, 53) AS face_of_max,
+       crid_mask_sqid(9007199254740991, 53, 53) AS sqid_of_max,
+       crid_mask_sqid(9007199254740991, 53, 53, 'js') AS prefixed;
+-- The corners of the javascript layout at every node, and 100,000 ids:
+-- faces distinct, at most 2^53 - 1, back to their ids, and their text too.
+CREATE TABLE faced AS
+SELECT DISTINCT snowflake_pack(a, n, s, 'javascript') AS id
+FROM (VALUES (timestamptz '2026-01-01 00:00:00+00'), ('2060-01-10 13:37:03+00')) AS at(a),
+     generate_series(0, 127) AS n, (VALUES (0), (65535)) AS seq(s)
+UNION
+SELECT snowflake_pack('2026-01-01+00'::timestamptz + i * interval '2 hours 17 seconds', i % 128, i % 65536,
+                      'javascript')
+FROM generate_series(1, 100000) AS i;
+SELECT count(*) AS ids, count(DISTINCT f) AS distinct_faces, max(f) <= 9007199254740991 AS faces_safe,
+       min(f) >= 0 AS not_negative, bool_and(crid_unmask(f, 53, 53) = id) AS unmask_back,
+       bool_and(crid_unmask_sqid(crid_mask_sqid(id, 53, 53, 'ord'), 53, 53, 'ord') = id) AS sqid_back,
+       count(*) FILTER (WHERE f = crid_mask(id, 53)) AS same_as_63_bit_face
+FROM (SELECT id, crid_mask(id, 53, 53) AS f FROM faced) x;
+-- bits => 63 is the two-argument face, text and all.
+SELECT bool_and(crid_mask(id, 53, 63) = crid_mask(id, 53)
+                AND crid_unmask(crid_mask(id, 53), 53, 63) = id
+                AND crid_mask_sqid(id, 53, 63, 'x') = crid_mask_sqid(id, 53, 'x')
+                AND crid_unmask_sqid(crid_mask_sqid(id, 53, 'x'), 53, 63, 'x') = id) AS bits_63_is_the_old_face
+FROM faced;
+-- Outside 53 bits, or another width.
+SELECT regress.sqlstate_of($$SELECT crid_mask(9007199254740992, 53, 53)$$) AS id_above_2_53,
+       regress.sqlstate_of($$SELECT crid_unmask(9007199254740992, 53, 53)$$) AS face_above_2_53,
+       regress.sqlstate_of($$SELECT crid_mask(-1, 53, 53)$$) AS negative,
+       regress.sqlstate_of($$SELECT crid_mask(1, 53, 54)$$) AS bits_54,
+       regress.sqlstate_of($$SELECT crid_mask(1, 53, NULL)$$) AS bits_null,
+       regress.sqlstate_of($$SELECT crid_unmask_sqid(crid_mask_sqid(1, 53, 'z'), 53, 53, 'z')$$) AS text_of_63_read_as_53,
+       crid_mask(NULL, 53, 53) IS NULL AS null_id_null_face;
+\set VERBOSITY terse
+SELECT crid_mask(9007199254740992, 53, 53);
+SELECT crid_mask(1, 53, 54);
+\set VERBOSITY default
+UPDATE crid_public_id_keys SET retired_at = now() WHERE key_id = 53;
+DROP ROLE regress_js_api;
+
+SET client_min_messages = warning;
 RESET search_path;
 DROP SCHEMA js_ids CASCADE;
