@@ -68,7 +68,7 @@ REGRESS               += public_ids
 # crid's PARALLEL SAFE functions in parallel workers.
 REGRESS               += parallel_workers
 # Ids in JSON: layouts below 2^53.
-REGRESS               += javascript
+REGRESS               += javascript json_keys
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
 

@@ -313,6 +313,15 @@ Expr *column_var(const BaseColumn &c) {
     return &makeVar(1, c.attno, type, typmod, collation, 0)->xpr;
 }
 
+// The column a decoder reads: a Var, or a Var of a type binary-coercible to
+// bigint (crid's bigid, a domain over bigint) that the parser relabeled to
+// bigint, whose index (int8_ops) the range condition then uses alike.
+Var *decoded_column(Node *col) {
+    if (IsA(col, RelabelType) && castNode(RelabelType, col)->resulttype == INT8OID)
+        col = reinterpret_cast<Node *>(castNode(RelabelType, col)->arg);
+    return IsA(col, Var) ? castNode(Var, col) : nullptr;
+}
+
 // What the constraints of a column say, as far as the rewrite asks.
 struct ColumnFacts {
     bool not_negative = false;     // bigint: col >= 0 (or NULL)
@@ -328,7 +337,8 @@ bool implied(Expr *fact, List *constraints) {
 ColumnFacts column_facts(Query *q, Node *col, bool uuid) {
     ColumnFacts facts;
     BaseColumn c;
-    if (!IsA(col, Var) || !base_column(q, castNode(Var, col), c))
+    Var *col_var = decoded_column(col);
+    if (!col_var || !base_column(q, col_var, c))
         return facts;
     List *constraints = check_constraints(c.relid);
     if (constraints == NIL)
@@ -336,6 +346,9 @@ ColumnFacts column_facts(Query *q, Node *col, bool uuid) {
     const Functions &f = resolved_functions();
     Expr *var = column_var(c);
     if (!uuid) {
+        // A bigid column's constraints read it as the bigint it relabels to.
+        if (exprType(reinterpret_cast<Node *>(var)) != INT8OID)
+            var = &makeRelabelType(var, INT8OID, -1, InvalidOid, COERCE_IMPLICIT_CAST)->xpr;
         Const *zero = makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0), false, FLOAT8PASSBYVAL);
         facts.not_negative =
             implied(key_comparison(Family::snowflake, BTGreaterEqualStrategyNumber, var, &zero->xpr), constraints);
@@ -482,7 +495,7 @@ List *implied_conditions(Query *q, Node *clause, ParamListInfo bound_params) {
     FuncExpr *dec = castNode(FuncExpr, decoder_left ? left : right);
     Node *x = decoder_left ? right : left;
     Node *col = static_cast<Node *>(linitial(dec->args));
-    if (!IsA(col, Var) || contain_volatile_functions(x))
+    if (!decoded_column(col) || contain_volatile_functions(x))
         return NIL;
     if (d == Decoder::snowflake_layout && !sortable_layout(static_cast<Node *>(lsecond(dec->args))))
         return NIL;
