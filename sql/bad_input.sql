@@ -792,6 +792,7 @@ INSERT INTO regress.bad_input VALUES
 ('bigid_out(bigid)', ARRAY['-9223372036854775808'], 'ok'),
 ('bigid_send(bigid)', ARRAY['NULL'], 'null'),
 ('bigid_send(bigid)', ARRAY['1'], 'ok'),
+('crid_check_json_keys()', '{}', 'ok'),
 ('crid_public_id_secret()', '{}', 'ok'),
 ('crid_public_id_key_create(regrole, integer, text)', ARRAY['NULL', '90', 'NULL'], '22004'),
 ('crid_public_id_key_create(regrole, integer, text)', ARRAY[$$'pg_monitor'$$, 'NULL', 'NULL'], 'ok'),

@@ -95,5 +95,28 @@ SELECT tableoid::regclass AS partition, count(*), min(snowflake_to_timestamptz(i
 FROM readings GROUP BY 1 ORDER BY 1;
 EXPLAIN (COSTS OFF) SELECT * FROM readings WHERE snowflake_to_timestamptz(id) >= '2026-03-02 00:00+00';
 
+-- crid_check() names bigint keys fed by crid's generators whose ids pass
+-- 2^53 - 1 within a year (this server's 63-bit layouts do within days of
+-- their epochs) or already did; a bigid key, and a key the application
+-- fills, it does not name; a table with row-level security it does not read.
+CREATE TABLE api_events (id bigint PRIMARY KEY DEFAULT snowflake_next(5), v int);
+CREATE TABLE api_blocks (id bigint NOT NULL UNIQUE DEFAULT crid_next(), v int);
+CREATE TABLE api_plain (id bigint PRIMARY KEY, v int);
+CREATE TABLE api_secret (id bigint PRIMARY KEY DEFAULT snowflake_next(5), v int);
+ALTER TABLE api_secret ENABLE ROW LEVEL SECURITY;
+CREATE TABLE api_not_key (id bigint DEFAULT snowflake_next(5), v int);
+SELECT problem, object, detail ~ 'within a year' AS within_a_year, detail ~ 'not read' AS not_read, fix
+FROM crid_check() WHERE problem LIKE 'json_key%' AND object LIKE 'json_keys.%' ORDER BY object;
+-- The fix it gives: the column becomes bigid, the key stays; it is no longer named.
+CREATE TEMP TABLE files_before AS
+SELECT relname, relfilenode FROM pg_class WHERE oid IN ('api_events'::regclass, 'api_events_pkey'::regclass);
+ALTER TABLE api_events ALTER COLUMN id TYPE public.bigid;
+SELECT b.relname, c.relfilenode = b.relfilenode AS not_rewritten
+FROM files_before b JOIN pg_class c ON c.relname = b.relname AND c.relnamespace = 'json_keys'::regnamespace
+ORDER BY 1;
+SELECT count(*) AS still_named FROM crid_check() WHERE object = 'json_keys.api_events.id';
+SELECT pg_get_indexdef('api_events_pkey'::regclass) AS key_index;
+
+SET client_min_messages = warning;
 RESET search_path;
 DROP SCHEMA json_keys CASCADE;

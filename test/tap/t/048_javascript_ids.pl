@@ -114,6 +114,45 @@ for my $mode ('fast', 'immediate')
 	cmp_ok($after, '>', $last, "after a $mode stop the next id is greater than the last one before");
 	cmp_ok($after, '<=', $max_safe, 'and at most 2^53 - 1');
 }
+
+# crid_check() on this layout: a key of its ids is not named (they stay
+# below 2^53 for 34 years), one holding an id above 2^53 - 1 is; a table it
+# may not read, or with row-level security, is named as unread; crid_next
+# keys (crid.timestamp_bits 31 here) pass 2^53 - 1 within a year.
+$js->safe_psql('postgres', qq{
+CREATE ROLE js_owner LOGIN;
+CREATE ROLE js_checker LOGIN;
+CREATE TABLE t_safe (id bigint PRIMARY KEY DEFAULT snowflake_next(), v int);
+INSERT INTO t_safe (v) SELECT g FROM generate_series(1, 100) g;
+CREATE TABLE t_big (id bigint PRIMARY KEY DEFAULT snowflake_next(), v int);
+INSERT INTO t_big (v) VALUES (1);
+INSERT INTO t_big VALUES (9007199254740993, 2);
+CREATE TABLE t_rls (id bigint PRIMARY KEY DEFAULT snowflake_next(), v int);
+ALTER TABLE t_rls ENABLE ROW LEVEL SECURITY;
+CREATE TABLE t_crid (id bigint PRIMARY KEY DEFAULT crid_next(), v int);
+CREATE SCHEMA hidden AUTHORIZATION js_owner;
+SET ROLE js_owner;
+CREATE TABLE hidden.t_hidden (id bigint PRIMARY KEY DEFAULT public.snowflake_next(), v int);
+RESET ROLE;
+GRANT SELECT ON t_safe, t_big, t_rls, t_crid TO js_checker;
+});
+is( $js->safe_psql('postgres', q{
+SET ROLE js_checker;
+SELECT string_agg(format('%s %s%s', object, problem,
+                         CASE WHEN detail ~ 'already passes' THEN ' (already)'
+                              WHEN detail ~ 'within a year' THEN ' (within a year)'
+                              WHEN detail ~ 'may not read' THEN ' (may not read)'
+                              WHEN detail ~ 'row-level security' THEN ' (row-level security)' ELSE '' END),
+                  ', ' ORDER BY object)
+FROM crid_check_json_keys()}),
+	'hidden.t_hidden.id json_key_unread (may not read), public.t_big.id json_key_unsafe (already), '
+	  . 'public.t_crid.id json_key_unsafe (within a year), public.t_rls.id json_key_unread (row-level security)',
+	'crid_check_json_keys() as an ordinary role on the javascript layout: names the key past 2^53 - 1, the crid '
+	  . 'key, and the ones it did not read');
+is( $js->safe_psql('postgres', q{
+SELECT string_agg(object, ', ' ORDER BY object) FROM crid_check() WHERE problem LIKE 'json_key%'}),
+	'public.t_big.id, public.t_crid.id, public.t_rls.id',
+	'crid_check() as a superuser: hidden.t_hidden, which it reads, holds safe ids and is not named');
 $js->stop;
 
 # 5. The clock policy, under a fake clock.
