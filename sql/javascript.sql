@@ -84,6 +84,32 @@ SET enable_seqscan = off;
 EXPLAIN (COSTS OFF)
 SELECT * FROM events WHERE snowflake_in(id, '[2026-03-01 10:00, 2026-03-01 11:00)', 'javascript');
 RESET enable_seqscan;
+-- The planner hook: a decoded-time predicate is the id range only where a
+-- CHECK constraint keeps every id within the layout (the decoder raises for
+-- the others, which the range would pass over); elsewhere it is left as
+-- written, and raises for such an id as the decoder does.
+CREATE TABLE checked (id bigint PRIMARY KEY CHECK (id BETWEEN 0 AND 9007199254740991), note text);
+INSERT INTO checked SELECT * FROM events WHERE id <= 9007199254740991;
+ANALYZE checked;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF)
+SELECT * FROM checked WHERE snowflake_to_timestamptz(id, 'javascript') >= '2026-03-01 10:00+00'
+                        AND snowflake_to_timestamptz(id, 'javascript') < '2026-03-01 11:00+00';
+EXPLAIN (COSTS OFF)
+SELECT * FROM events WHERE snowflake_to_timestamptz(id, 'javascript') >= '2026-03-01 10:00+00';
+RESET enable_seqscan;
+SELECT count(*) FROM checked WHERE snowflake_to_timestamptz(id, 'javascript') >= '2026-03-01 10:00+00'
+                               AND snowflake_to_timestamptz(id, 'javascript') < '2026-03-01 11:00+00';
+SELECT count(*) FROM checked WHERE snowflake_to_timestamptz(id, 'javascript') = '2026-03-01 10:00:00+00';
+SELECT count(*) FROM checked WHERE snowflake_to_timestamptz(id, 'javascript') > '2060-01-10 13:37:02+00';
+SET crid.time_predicates = off;  -- the same answers without the hook
+SELECT count(*) FROM checked WHERE snowflake_to_timestamptz(id, 'javascript') >= '2026-03-01 10:00+00'
+                               AND snowflake_to_timestamptz(id, 'javascript') < '2026-03-01 11:00+00';
+SELECT count(*) FROM checked WHERE snowflake_to_timestamptz(id, 'javascript') = '2026-03-01 10:00:00+00';
+RESET crid.time_predicates;
+\set VERBOSITY terse
+SELECT count(*) FROM events WHERE snowflake_to_timestamptz(id, 'javascript') >= '2026-03-01 10:00+00';
+\set VERBOSITY default
 
 -- Partitions by time on the layout: a day each, ids in the day they name.
 CREATE TABLE readings (id bigint NOT NULL, v int) PARTITION BY RANGE (id);

@@ -231,11 +231,9 @@ const char *op_text(int strategy) {
 
 // Whether every time a snowflake layout can decode to fits in timestamptz:
 // then snowflake_to_timestamptz raises for negative ids only.
-// A layout of fewer bits (bits=53) also raises for ids above its largest,
-// which an id range below them would pass over: left as written.
 bool decodes_within_timestamptz(const core::snowflake::Layout &layout) {
     constexpr int64_t last_timestamptz_unix_ms = END_TIMESTAMP / 1000 + core::pg_epoch_unix_us / 1000 - 1;
-    return layout.width == 0 && core::snowflake::last_unix_ms(layout) <= last_timestamptz_unix_ms;
+    return core::snowflake::last_unix_ms(layout) <= last_timestamptz_unix_ms;
 }
 
 // What the planner's folding functions need of a plan being made: the
@@ -325,6 +323,7 @@ Var *decoded_column(Node *col) {
 // What the constraints of a column say, as far as the rewrite asks.
 struct ColumnFacts {
     bool not_negative = false;     // bigint: col >= 0 (or NULL)
+    bool at_most = false;          // bigint: col <= the `at_most` asked for (or NULL)
     bool uuid_v7_only = false;     // uuid: crid_uuid_v7_check(col) holds
     bool no_other_version = false; // uuid: uuid_extract_version(col) = 7 (or NULL)
 };
@@ -334,7 +333,7 @@ bool implied(Expr *fact, List *constraints) {
     return constraints != NIL && predicate_implied_by(list_make1(fact), constraints, true);
 }
 
-ColumnFacts column_facts(Query *q, Node *col, bool uuid) {
+ColumnFacts column_facts(Query *q, Node *col, bool uuid, int64_t at_most = 0) {
     ColumnFacts facts;
     BaseColumn c;
     Var *col_var = decoded_column(col);
@@ -352,6 +351,13 @@ ColumnFacts column_facts(Query *q, Node *col, bool uuid) {
         Const *zero = makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0), false, FLOAT8PASSBYVAL);
         facts.not_negative =
             implied(key_comparison(Family::snowflake, BTGreaterEqualStrategyNumber, var, &zero->xpr), constraints);
+        if (at_most > 0) {
+            Const *top =
+                makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(at_most), false, FLOAT8PASSBYVAL);
+            facts.at_most = implied(
+                key_comparison(Family::snowflake, BTLessEqualStrategyNumber, copy_expr(as_node(var)), &top->xpr),
+                constraints);
+        }
         return facts;
     }
     if (OidIsValid(f.uuid_v7_check))
@@ -479,6 +485,19 @@ bool raises_for_negatives_only(const Predicate &p) {
     return layout && decodes_within_timestamptz(*layout);
 }
 
+// A layout of fewer bits (bits=53) also raises for ids above its largest,
+// which an id range below them would pass over: the largest id of such a
+// layout, which a CHECK constraint must rule out for the rewrite; 0 for
+// other layouts and families.
+int64_t narrowed_max_id(const Predicate &p) {
+    if (p.decoder != Decoder::snowflake && p.decoder != Decoder::snowflake_layout)
+        return 0;
+    const core::snowflake::Layout *layout = p.decoder == Decoder::snowflake
+                                                ? &snowflake::server_layout_or_error()
+                                                : sortable_layout(static_cast<Node *>(lsecond(p.call->args)));
+    return layout && layout->width != 0 ? core::snowflake::max_id(*layout) : 0;
+}
+
 // The conjuncts that replace `clause` when it is decoder(col) op x; NIL when
 // it is not one, or when no rewrite keeps its answer.
 List *implied_conditions(Query *q, Node *clause, ParamListInfo bound_params) {
@@ -511,7 +530,8 @@ List *implied_conditions(Query *q, Node *clause, ParamListInfo bound_params) {
         return NIL;
 
     Predicate p{d, dec, as_expr(x), type, false};
-    ColumnFacts facts = column_facts(q, col, uuid_decoder(d));
+    const int64_t narrowed_max = narrowed_max_id(p);
+    ColumnFacts facts = column_facts(q, col, uuid_decoder(d), narrowed_max);
     Expr *beside = nullptr; // what must stand beside the range
     if (d == Decoder::uuid_v7) {
         if (!facts.uuid_v7_only)
@@ -523,6 +543,10 @@ List *implied_conditions(Query *q, Node *clause, ParamListInfo bound_params) {
             beside = as_expr(clause);
     } else {
         if (!raises_for_negatives_only(p))
+            return NIL;
+        // A narrowed layout: only where constraints keep every id within it
+        // (CHECK (id BETWEEN 0 AND 9007199254740991)) is the range exact.
+        if (narrowed_max != 0 && !(facts.not_negative && facts.at_most))
             return NIL;
         p.guard_negatives = !facts.not_negative;
         if (p.guard_negatives && !(beside = negative_check(p)))

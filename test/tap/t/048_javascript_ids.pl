@@ -153,6 +153,20 @@ is( $js->safe_psql('postgres', q{
 SELECT string_agg(object, ', ' ORDER BY object) FROM crid_check() WHERE problem LIKE 'json_key%'}),
 	'public.t_big.id, public.t_crid.id, public.t_rls.id',
 	'crid_check() as a superuser: hidden.t_hidden, which it reads, holds safe ids and is not named');
+# The planner hook on the server's 53-bit layout: a key kept within it by
+# a CHECK constraint is range-scanned; the answer is the one without the hook.
+like(
+	$js->safe_psql('postgres', q{
+CREATE TABLE t_checked (id bigint PRIMARY KEY DEFAULT snowflake_next() CHECK (id BETWEEN 0 AND 9007199254740991));
+INSERT INTO t_checked SELECT FROM generate_series(1, 1000);
+ANALYZE t_checked;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT * FROM t_checked WHERE snowflake_to_timestamptz(id) >= now() - interval '1 hour'}),
+	qr/Index Cond: \(id >= /, 'a decoded-time predicate on a checked key of the server layout is an index range');
+is( $js->safe_psql('postgres', q{
+SELECT (SELECT count(*) FROM t_checked WHERE snowflake_to_timestamptz(id) >= now() - interval '1 hour')
+       || ' ' || (SELECT count(*) FROM t_checked WHERE id + 0 >= 0 AND snowflake_to_timestamptz(id + 0) >= now() - interval '1 hour')}),
+	'1000 1000', 'the same rows as the predicate left as written');
 $js->stop;
 
 # 5. The clock policy, under a fake clock.
