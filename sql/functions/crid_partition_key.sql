@@ -17,7 +17,7 @@
 -- The family of a bigint key comes from its DEFAULT: snowflake_next or
 -- crid_next of crid's schema (read from the DEFAULT's dependencies, not its
 -- text). A layout given makes the family snowflake.
-CREATE FUNCTION crid_partition_key(parent regclass, family text DEFAULT NULL, layout text DEFAULT NULL,
+CREATE OR REPLACE FUNCTION crid_partition_key(parent regclass, family text DEFAULT NULL, layout text DEFAULT NULL,
                                    OUT key_column name, OUT key_type regtype, OUT key_family text,
                                    OUT key_layout text)
     LANGUAGE plpgsql STABLE SECURITY INVOKER PARALLEL SAFE
@@ -67,7 +67,8 @@ BEGIN
             AND pr.proname OPERATOR(pg_catalog.=) ANY (ARRAY['snowflake_next', 'crid_next']::name[])
      WHERE a.attrelid OPERATOR(pg_catalog.=) parent AND a.attnum OPERATOR(pg_catalog.=) rel.attnum
      GROUP BY a.attname, a.atttypid;
-    IF key_type NOT IN ('pg_catalog.uuid'::pg_catalog.regtype, 'pg_catalog.int8'::pg_catalog.regtype) THEN
+    IF key_type NOT IN ('pg_catalog.uuid'::pg_catalog.regtype, 'pg_catalog.int8'::pg_catalog.regtype,
+                        '@extschema@.bigid'::pg_catalog.regtype) THEN
         RAISE EXCEPTION 'crid_partition_key: the partition key %.% is %, not uuid or bigint', parent,
                         pg_catalog.quote_ident(key_column), key_type
             USING ERRCODE = '42804',

@@ -30,7 +30,10 @@ class FeistelNetwork {
 
     // The round keys come from `key` by SipHash-2-4 of a message no other
     // use of a key hashes (UUIDv47's masks hash 10 bytes, these 3).
-    FeistelNetwork(const SipKey &key, int high_bits, int low_bits) noexcept;
+    // A nonzero `domain` is hashed into the round keys too (4-byte messages),
+    // so the networks of one key over different widths are unrelated; 0
+    // keeps the 63-bit face's round keys as they always were.
+    FeistelNetwork(const SipKey &key, int high_bits, int low_bits, int domain = 0) noexcept;
 
     uint64_t forward(uint64_t x) const noexcept;
     uint64_t backward(uint64_t y) const noexcept;
@@ -49,6 +52,23 @@ class Permutation63 {
   public:
     explicit Permutation63(const SipKey &key) noexcept : net_(key, 31, 32) {}
     // Both take and give values in [0, 2^63); the caller refuses the rest.
+    uint64_t face(uint64_t id) const noexcept { return net_.forward(id); }
+    uint64_t id(uint64_t face) const noexcept { return net_.backward(face); }
+
+  private:
+    FeistelNetwork net_;
+};
+
+// The face of an id of at most 53 bits (a JavaScript-safe id) under one
+// key: a permutation of [0, 2^53), so the face is as safe as the id.
+// FeistelNetwork(key, 26, 27, domain 53): halves of 26 and 27 bits, round
+// keys of their own.
+class Permutation53 {
+  public:
+    static constexpr int bits = 53;
+    static constexpr uint64_t max = (uint64_t(1) << bits) - 1;
+    explicit Permutation53(const SipKey &key) noexcept : net_(key, 26, 27, bits) {}
+    // Both take and give values in [0, 2^53); the caller refuses the rest.
     uint64_t face(uint64_t id) const noexcept { return net_.forward(id); }
     uint64_t id(uint64_t face) const noexcept { return net_.backward(face); }
 

@@ -22,8 +22,13 @@ constexpr int64_t max_epoch_unix_ms = INT64_C(253402300799999);
 // Logical order of the fields in id_bits() and in Fields.
 enum FieldIndex { time_field, node_field, sequence_field, gene_field };
 
-// 63 bits, or 64 when the time field may take the sign bit.
-int usable_bits(const Layout &l) noexcept { return l.use_sign_bit ? 64 : 63; }
+// 63 bits, 64 when the time field may take the sign bit, or the layout's bits=.
+int usable_bits(const Layout &l) noexcept { return id_width(l); }
+
+// The fewest bits= a layout may give its ids, and the fewest time bits a
+// field of long units may have (at least 2^32 ms, as 32 bits of ms).
+constexpr int min_width = 33;
+constexpr int min_time_bits_long_units = 16;
 
 // How messages name a layout: presets by name, others by what they are.
 std::string label(const Layout &l) {
@@ -84,12 +89,25 @@ void check(const Layout &l, const std::string &prefix, bool time_derived) {
                                                           std::to_string(v) + " bits, outside " +
                                                           std::to_string(w.min) + " to " + std::to_string(w.max));
     }
+    if (l.width != 0 && (l.width < min_width || l.width > 63 || l.use_sign_bit))
+        throw Error(ErrorKind::invalid_parameter,
+                    prefix + "bits=" + std::to_string(l.width) +
+                        (l.use_sign_bit ? " cannot go with sign=true" : " is outside 33 to 63"),
+                    "bits= narrows the ids to their low bits (bits=53: JavaScript-safe); sign=true uses all 64.");
     const int total = usable_bits(l);
-    if (l.time_bits < 32 || l.time_bits > total - 1) {
-        std::string hint = time_derived ? "The time field gets the bits that node (" + std::to_string(l.node_bits) +
-                                              "), sequence (" + std::to_string(l.sequence_bits) + ") and gene (" +
-                                              std::to_string(l.gene_bits) + ") leave of " + std::to_string(total) + "."
-                                        : "A snowflake needs at least 32 bits of time to last a useful while.";
+    // Fewer than 32 time bits are enough when the units are long: 30 bits of
+    // seconds last 34 years (the javascript preset).
+    int64_t short_span = 0;
+    const bool long_units =
+        l.time_bits >= min_time_bits_long_units && l.time_bits < 32 && l.unit_ms > 1 &&
+        (__builtin_mul_overflow(int64_t(1) << l.time_bits, l.unit_ms, &short_span) || short_span >= (INT64_C(1) << 32));
+    if ((l.time_bits < 32 && !long_units) || l.time_bits > total - 1) {
+        std::string hint =
+            time_derived ? "The time field gets the bits that node (" + std::to_string(l.node_bits) + "), sequence (" +
+                               std::to_string(l.sequence_bits) + ") and gene (" + std::to_string(l.gene_bits) +
+                               ") leave of " + std::to_string(total) + "."
+                         : "A snowflake needs at least 32 bits of time to last a useful while (down to 16 when its "
+                           "units span at least 2^32 ms, such as 30 bits of seconds).";
         throw Error(ErrorKind::invalid_parameter,
                     prefix + "the time field has " + std::to_string(l.time_bits) + " bits, outside 32 to " +
                         std::to_string(total - 1),
@@ -102,7 +120,8 @@ void check(const Layout &l, const std::string &prefix, bool time_derived) {
                         std::to_string(l.time_bits) + " + node " + std::to_string(l.node_bits) + " + sequence " +
                         std::to_string(l.sequence_bits) + " + gene " + std::to_string(l.gene_bits) + "), not " +
                         std::to_string(total),
-                    "A layout uses exactly 63 bits, or 64 with sign=true; leave out time= to give it the rest.");
+                    "A layout uses exactly 63 bits, 64 with sign=true, or bits= when given; leave out time= to "
+                    "give it the rest.");
     if (l.unit_ms < 1)
         throw Error(ErrorKind::invalid_parameter,
                     prefix + "the time unit is " + std::to_string(l.unit_ms) + " ms; it must be at least 1 ms");
@@ -127,6 +146,7 @@ struct Preset {
     int64_t epoch_unix_ms, unit_ms;
     int time_bits, node_bits, sequence_bits, gene_bits;
     bool sequence_above_node, use_sign_bit;
+    int width = 0; // bits=, 0 for all
 };
 // clang-format off
 constexpr Preset presets[] = {
@@ -135,6 +155,7 @@ constexpr Preset presets[] = {
     {"instagram", INT64_C(1314220021721),  1, 41, 13, 10, 0, false, true},
     {"sonyflake", INT64_C(1409529600000), 10, 39, 16,  8, 0, true,  false},
     {"crid",      INT64_C(1767225600000),  1, 41, 10, 12, 0, false, false},
+    {"javascript", INT64_C(1767225600000), 1000, 30, 7, 16, 0, false, false, 53},
 };
 // clang-format on
 
@@ -151,6 +172,7 @@ std::optional<Layout> find_preset(std::string_view name) {
                           .gene_bits = p.gene_bits,
                           .sequence_above_node = p.sequence_above_node,
                           .use_sign_bit = p.use_sign_bit,
+                          .width = p.width,
                           .name = std::string(p.name)};
     return std::nullopt;
 }
@@ -158,7 +180,8 @@ std::optional<Layout> find_preset(std::string_view name) {
 constexpr const char *spec_hint =
     "A custom layout is key=value items: epoch (YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS[.fff]Z or Unix ms), node, "
     "sequence, and optionally time, gene, unit (1ms, 10ms, 1s), sign (true|false), order (time,node,sequence "
-    "or time,sequence,node); e.g. 'epoch=2020-01-01,unit=1ms,time=41,node=10,sequence=12'.";
+    "or time,sequence,node), bits (33 to 63, the width of the ids; 53 for JavaScript); e.g. "
+    "'epoch=2020-01-01,unit=1ms,time=41,node=10,sequence=12'.";
 
 // Reads a custom spec; every error quotes the spec and names the key and value.
 class SpecParser {
@@ -192,6 +215,10 @@ class SpecParser {
                 l.use_sign_bit = boolean(key, value);
             } else if (key == "order") {
                 l.sequence_above_node = order(value);
+            } else if (key == "bits") {
+                l.width = int(width(key, value));
+                if (l.width == 63)
+                    l.width = 0; // the default, spelled out
             } else {
                 fail("unknown key \"" + clip(key) + "\"");
             }
@@ -406,7 +433,8 @@ std::string describe(const Layout &l) {
            "ms,time=" + std::to_string(l.time_bits) + ",node=" + std::to_string(l.node_bits) +
            ",sequence=" + std::to_string(l.sequence_bits) + ",gene=" + std::to_string(l.gene_bits) +
            ",sign=" + (l.use_sign_bit ? "true" : "false") +
-           ",order=" + (l.sequence_above_node ? "time,sequence,node" : "time,node,sequence");
+           ",order=" + (l.sequence_above_node ? "time,sequence,node" : "time,node,sequence") +
+           (l.width != 0 ? ",bits=" + std::to_string(l.width) : std::string());
 }
 
 Layout server_layout(int64_t epoch_unix_ms, int node_bits, int sequence_bits, int gene_bits) {
@@ -447,6 +475,11 @@ Fields unpack(const Layout &l, int64_t id) {
                     "snowflake id " + std::to_string(id) + " is negative, outside " + label(l) +
                         " (ids 0 to 9223372036854775807)",
                     "Only layouts with sign=true, such as discord and instagram, use the top bit.");
+    if (l.width != 0 && id > max_id(l))
+        throw Error(ErrorKind::numeric_out_of_range,
+                    "snowflake id " + std::to_string(id) + " is outside " + label(l) + " (ids 0 to " +
+                        std::to_string(max_id(l)) + ")",
+                    "The layout's ids use " + std::to_string(l.width) + " bits; this id is of another layout.");
     int64_t v[4];
     id_bits(l).unpack(uint64_t(id), v);
     return Fields{

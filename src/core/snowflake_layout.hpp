@@ -20,6 +20,9 @@
 //                time 41 | shard 13 | sequence 10, sign=true (41+13+10 = 64 bits)
 //     sonyflake  epoch 2014-09-01 UTC, 10 ms, time 39 | sequence 8 | machine 16
 //     crid       (alias default) epoch 2026-01-01 UTC, 1 ms, time 41 | node 10 | sequence 12
+//     javascript epoch 2026-01-01 UTC, 1 s, time 30 | node 7 | sequence 16, bits=53: ids
+//                stay at most 2^53 - 1, exact as JavaScript numbers and in JSON, for
+//                2^30 s (34.02 years, to 2060-01-10); 128 nodes x 65,536 ids a second
 //
 //   Or a custom spec: comma-separated key=value items, e.g.
 //     epoch=2020-01-01,unit=1ms,time=41,node=10,sequence=12,gene=0
@@ -39,10 +42,15 @@
 //               Default false.
 //     order     time,node,sequence (default) or time,sequence,node (Sonyflake);
 //               a trailing ,gene is accepted. The commas of this value are part of it.
+//     bits      how many bits the ids use, 33 to 63 (default 63; not with sign=true):
+//               the fields fill the low `bits` bits and every id is at most
+//               2^bits - 1, e.g. bits=53 for ids JavaScript reads exactly.
 //
 //   Keys and words are case-insensitive, each key may appear once, and spaces
 //   around ',' and '=' are ignored. The widths must add up to exactly 63 bits
-//   (64 with sign=true). describe() prints any layout in this syntax.
+//   (64 with sign=true, `bits` when given). The time field has at least 32
+//   bits, or fewer (at least 16) when its units span at least 2^32 ms.
+//   describe() prints any layout in this syntax.
 #pragma once
 #include "pure_cpp.hpp"
 
@@ -63,6 +71,9 @@ struct Layout {
     int gene_bits = 0;
     bool sequence_above_node = false; // Sonyflake: time | sequence | node | gene
     bool use_sign_bit = false;        // the time field may use bit 63 (64 usable bits)
+    int width = 0;                    // bits the ids use, from bit 0 up (the bits above stay 0);
+                                      // 0 means all: 63, or 64 with sign=true. A narrower id
+                                      // (bits=53: the javascript preset) never passes 2^width - 1
     std::string name = "custom";      // preset name, "server", or "custom"
 };
 
@@ -75,8 +86,15 @@ struct Fields {
     friend bool operator==(const Fields &, const Fields &) = default;
 };
 
+// The bits an id of the layout uses: 63, 64 with the sign bit, or `width`.
+inline int id_width(const Layout &l) noexcept { return l.width > 0 ? l.width : l.use_sign_bit ? 64 : 63; }
+
+// The largest id of a layout without the sign bit (2^id_width - 1).
+inline int64_t max_id(const Layout &l) noexcept { return int64_t(max_of_width(id_width(l) > 63 ? 63 : id_width(l))); }
+
 // The presets layout_named() knows, for messages and documentation.
-inline constexpr std::string_view preset_list = "twitter, discord, instagram, sonyflake, crid (alias default)";
+inline constexpr std::string_view preset_list =
+    "twitter, discord, instagram, sonyflake, crid (alias default), javascript";
 
 // A preset by name (case-insensitive) or a custom spec (syntax above), validated.
 // Throws invalid_parameter naming the offending key and value.

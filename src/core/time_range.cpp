@@ -108,14 +108,14 @@ void check_sorted_by_time(const sf::Layout &l) {
 
 int64_t first_id(const sf::Layout &l, int64_t unit) { return sf::floor_id(l, sf::unit_start_unix_ms(l, unit)); }
 
-// Without the sign bit the fields fill bits 0-62, so the last unit ends at
-// the largest bigint.
+// Without the sign bit the fields fill bits 0-62 (or the low bits= of
+// them), so the last unit ends at the layout's largest id.
 int64_t last_id(const sf::Layout &l, int64_t unit) {
-    return unit >= sf::max_time_units(l) ? INT64_MAX : first_id(l, unit + 1) - 1;
+    return unit >= sf::max_time_units(l) ? sf::max_id(l) : first_id(l, unit + 1) - 1;
 }
 
 bool id_in(const sf::Layout &l, int64_t id, const std::optional<Units> &span) {
-    if (id < 0 && !l.use_sign_bit)
+    if ((id < 0 && !l.use_sign_bit) || (l.width != 0 && id > sf::max_id(l)))
         return false;
     return contains(span, sf::unpack(l, id).time_units);
 }

@@ -95,3 +95,42 @@ TEST(permutation63_hides_order) {
     for (int b = 0; b < 63; ++b)
         CHECK(bits[b] > n / 2 - 950 && bits[b] < n / 2 + 950);
 }
+
+// The face of a JavaScript-safe id: a permutation of [0, 2^53), so every
+// face is at most 2^53 - 1; bijective (small domains of the same split with
+// a domain tag, exhaustively; round trips on the full one), unrelated to the
+// 63-bit face of the same key, and spreading consecutive ids.
+TEST(permutation53_stays_below_2_to_the_53) {
+    for (const SipKey &k : {key_a, key_b})
+        for (int domain : {53, 9})
+            CHECK(bijective(FeistelNetwork(k, 9, 10, domain)));
+    Permutation53 p(key_a);
+    const uint64_t top = Permutation53::max;
+    CHECK_EQ(top, UINT64_C(9007199254740991));
+    for (uint64_t id : {uint64_t(0), uint64_t(1), top, top - 1, uint64_t(1) << 52, uint64_t(0xffffffff)}) {
+        CHECK(p.face(id) <= top);
+        CHECK_EQ(p.id(p.face(id)), id);
+        CHECK_EQ(p.face(p.id(id)), id);
+    }
+    std::mt19937_64 rng(53);
+    int down = 0, same_as_63 = 0;
+    Permutation63 p63(key_a);
+    uint64_t previous = p.face(0);
+    for (int i = 1; i <= 200000; ++i) {
+        uint64_t id = rng() >> 11;
+        uint64_t face = p.face(id);
+        CHECK(face <= top);
+        CHECK_EQ(p.id(face), id);
+        uint64_t next = p.face(uint64_t(i));
+        down += next < previous;
+        previous = next;
+        same_as_63 += face == p63.face(id);
+    }
+    CHECK(down > 95000 && down < 105000);
+    CHECK_EQ(same_as_63, 0);
+    // The 63-bit faces are unchanged by the domain tag (pinned above), and
+    // the 53-bit ones pinned here.
+    CHECK_EQ(Permutation63(key_a).face(0), UINT64_C(386541588336543907));
+    CHECK_EQ(p.face(0), UINT64_C(8935396248161191));
+    CHECK_EQ(p.face(1), UINT64_C(8921860021901742));
+}

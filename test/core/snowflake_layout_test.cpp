@@ -114,6 +114,63 @@ TEST(preset_constants) {
     CHECK(same_layout(c, server_layout(INT64_C(1767225600000), 10, 12, 0)));
 }
 
+// The javascript preset: every id at most 2^53 - 1 (Number.MAX_SAFE_INTEGER)
+// for 2^30 seconds, at least 34 years, from 2026-01-01; 128 nodes of 65,536
+// ids a second each.
+TEST(javascript_preset_stays_below_2_to_the_53) {
+    Layout j = layout_named("javascript");
+    constexpr int64_t max_safe = (INT64_C(1) << 53) - 1;
+    CHECK_EQ(j.name, std::string("javascript"));
+    CHECK_EQ(id_width(j), 53);
+    CHECK_EQ(max_id(j), max_safe);
+    CHECK_EQ(j.unit_ms, 1000);
+    CHECK_EQ(describe_unix_ms(j.epoch_unix_ms), std::string("2026-01-01 00:00:00.000+00"));
+    CHECK(max_node(j) + 1 >= 128);
+    CHECK(max_sequence(j) + 1 >= 65536); // per unit of one second
+    // 34 Julian years of seconds fit the time field.
+    CHECK(max_time_units(j) + 1 >= INT64_C(34) * 36525 * 864);
+    CHECK_EQ(describe_unix_ms(last_unix_ms(j)), std::string("2060-01-10 13:37:03.999+00"));
+    Fields max{max_time_units(j), max_node(j), max_sequence(j), 0};
+    CHECK_EQ(pack(j, max), max_safe);
+    CHECK_EQ(unpack(j, max_safe), max);
+    CHECK_EQ(floor_id(j, last_unix_ms(j)), max_safe - (INT64_C(1) << 23) + 1);
+    CHECK_EQ(floor_id(j, j.epoch_unix_ms + 999), 0);
+    CHECK_EQ(floor_id(j, j.epoch_unix_ms + 1000), INT64_C(1) << 23);
+    // An id above 2^53 - 1 is of another layout.
+    CHECK_THROWS(unpack(j, max_safe + 1), numeric_out_of_range);
+    CHECK(contains(message_of([&] { unpack(j, max_safe + 1); }), "ids 0 to 9007199254740991"));
+    CHECK_THROWS(pack_at(j, last_unix_ms(j) + 1, Fields{}), datetime_out_of_range);
+    // Spelled out, and round-tripped through describe().
+    CHECK_EQ(describe(j), std::string("epoch=2026-01-01,unit=1000ms,time=30,node=7,sequence=16,gene=0,sign=false,"
+                                      "order=time,node,sequence,bits=53"));
+    CHECK(same_layout(layout_named(describe(j)), j));
+    CHECK(same_layout(layout_named("epoch=2026-01-01,unit=1s,node=7,sequence=16,bits=53"), j));
+    CHECK_EQ(layout_named("epoch=2026-01-01,unit=1s,node=4,sequence=16,gene=3,bits=53").time_bits, 30);
+    CHECK_EQ(layout_named("twitter").width, 0);
+    CHECK(same_layout(layout_named("epoch=2020-01-01,node=10,sequence=12,bits=63"),
+                      layout_named("epoch=2020-01-01,node=10,sequence=12")));
+}
+
+TEST(bits_narrows_ids_and_is_checked) {
+    CHECK(contains(message_of([] { layout_named("epoch=2026-01-01,unit=1s,node=7,sequence=16,bits=32"); }),
+                   "bits=32 is outside 33 to 63"));
+    CHECK(contains(message_of([] { layout_named("epoch=2026-01-01,unit=1s,node=7,sequence=16,bits=64"); }),
+                   "bits=64 is outside 33 to 63"));
+    CHECK(contains(message_of([] { layout_named("epoch=2026-01-01,node=7,sequence=16,bits=53,sign=true"); }),
+                   "cannot go with sign=true"));
+    // The widths must add up to bits=.
+    CHECK(contains(message_of([] { layout_named("epoch=2026-01-01,unit=1s,time=30,node=7,sequence=16,bits=54"); }),
+                   "not 54"));
+    // 30 bits of milliseconds last 12 days: refused; 30 bits of seconds are not.
+    CHECK(contains(message_of([] { layout_named("epoch=2026-01-01,unit=1ms,node=7,sequence=16,bits=53"); }),
+                   "time field has 30 bits"));
+    CHECK(contains(message_of([] { layout_named("epoch=2026-01-01,unit=1s,time=15,node=16,sequence=22"); }),
+                   "time field has 15 bits"));
+    // 22 bits of 1,024 ms span exactly 2^32 ms: enough; 21 bits are not.
+    CHECK_EQ(layout_named("epoch=2026-01-01,unit=1024,time=22,node=10,sequence=12,bits=44").time_bits, 22);
+    CHECK_THROWS(layout_named("epoch=2026-01-01,unit=1024,time=21,node=10,sequence=12,bits=43"), invalid_parameter);
+}
+
 TEST(preset_names_are_case_insensitive_and_trimmed) {
     CHECK_EQ(layout_named("Twitter").name, std::string("twitter"));
     CHECK_EQ(layout_named("  SONYFLAKE ").name, std::string("sonyflake"));

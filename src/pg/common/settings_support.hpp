@@ -25,6 +25,8 @@ int64_t epoch_setting_unix_ms(const char *setting, const char *text);
 // change them, and the layout must follow; with preloading they are fixed.
 class LayoutSource {
   public:
+    // The longest epoch (or layout) text it tells apart.
+    static constexpr int max_key = 512;
     // True when a layout was built and from exactly these values.
     bool matches(const char *epoch_text, std::initializer_list<int> widths) const noexcept;
     // Records the values a layout was just built from.
@@ -33,7 +35,7 @@ class LayoutSource {
   private:
     static constexpr int max_widths = 4;
     bool built_ = false;
-    char epoch_[128] = "";
+    char epoch_[max_key] = "";
     int widths_[max_widths] = {};
     int count_ = 0;
 };

@@ -155,6 +155,7 @@ KeyRow read_key_row(PublicKey *k, const char *function) {
                             errhint("The trigger of crid_public_id_keys refuses such rows; was it disabled?")));
         k->sip = core::sip_key_from_bytes(reinterpret_cast<const uint8_t *>(VARDATA_ANY(bytes)));
         new (&k->permutation) core::Permutation63(k->sip);
+        new (&k->permutation53) core::Permutation53(k->sip);
         release_secret(bytes, secret);
         k->usable_by = usable_null ? InvalidOid : DatumGetObjectId(usable);
         k->allowed_user = InvalidOid;
@@ -211,6 +212,28 @@ void require_not_negative(int64_t value, const char *function, const char *what)
         ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
                         errmsg("%s: %s %lld is negative", function, what, static_cast<long long>(value)),
                         errhint("Ids and their faces are 0 to %lld.", static_cast<long long>(INT64_MAX))));
+}
+
+int face_bits_arg(FunctionCallInfo fcinfo, int arg, const char *function) {
+    if (PG_ARGISNULL(arg))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s: bits must not be NULL", function)));
+    int32 bits = PG_GETARG_INT32(arg);
+    if (bits != core::Permutation53::bits && bits != 63)
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s: bits is %d, not 53 or 63", function, bits),
+                 errhint("53: faces of ids below 2^53 (JavaScript-safe), themselves below 2^53; 63: of any "
+                         "non-negative bigint.")));
+    return bits;
+}
+
+void require_within_bits(int64_t value, int bits, const char *function, const char *what) {
+    const int64_t top = bits == 63 ? INT64_MAX : int64_t(core::Permutation53::max);
+    if (value < 0 || value > top)
+        ereport(ERROR,
+                (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                 errmsg("%s: %s %lld is outside 0 to %lld (%d bits)", function, what, static_cast<long long>(value),
+                        static_cast<long long>(top), bits),
+                 errhint("A face of %d bits is made of, and stands for, an id of at most %d bits.", bits, bits)));
 }
 
 CallCache &call_cache(FunctionCallInfo fcinfo) {

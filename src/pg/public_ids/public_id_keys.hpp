@@ -26,6 +26,7 @@ struct PublicKey {
     Oid allowed_user; // a user found to have usable_by's privileges, until roles change
     core::SipKey sip; // UUIDv47's key, and the permutation's master key
     core::Permutation63 permutation;
+    core::Permutation53 permutation53; // faces of ids of at most 53 bits
 };
 
 // What a face function keeps in fn_extra between rows: the key it used last
@@ -44,6 +45,13 @@ CallCache &call_cache(FunctionCallInfo fcinfo);
 // ERROR 22003 for a negative id or face (`what` says which): the 63-bit
 // faces and their text cover 0 to 2^63 - 1.
 void require_not_negative(int64_t value, const char *function, const char *what);
+
+// The width of argument `arg` of a face function: 53 or 63 (ERROR 22023
+// otherwise, 22004 for NULL).
+int face_bits_arg(FunctionCallInfo fcinfo, int arg, const char *function);
+
+// ERROR 22003 for an id or face outside 0 .. 2^bits - 1 (bits 53 or 63).
+void require_within_bits(int64_t value, int bits, const char *function, const char *what);
 
 // Bumped whenever a cached key or a role check may be stale.
 extern uint64 key_generation;

@@ -20,6 +20,7 @@
 #include "core/sqids.hpp"
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -133,15 +134,49 @@ struct SqidsCall {
     const core::sqids::Codec &codec;
 };
 
-SqidsCall sqids_call(FunctionCallInfo fcinfo, const char *function) {
+// `prefix_arg`: 2, or 3 when a bits argument comes before the options.
+SqidsCall sqids_call(FunctionCallInfo fcinfo, const char *function, int prefix_arg = 2) {
     const auto &key = key_for_call(fcinfo, 1, function);
-    pg::require_not_null(fcinfo, 2, function, "prefix");
-    pg::require_not_null(fcinfo, 3, function, "alphabet");
-    pg::require_not_null(fcinfo, 4, function, "min_length");
-    pg::require_not_null(fcinfo, 5, function, "blocklist");
+    pg::require_not_null(fcinfo, prefix_arg, function, "prefix");
+    pg::require_not_null(fcinfo, prefix_arg + 1, function, "alphabet");
+    pg::require_not_null(fcinfo, prefix_arg + 2, function, "min_length");
+    pg::require_not_null(fcinfo, prefix_arg + 3, function, "blocklist");
     core::id_text::set_utf8(GetDatabaseEncoding() == PG_UTF8);
-    std::string_view prefix = text_of(PG_GETARG_DATUM(2));
-    return {key, prefix, codec_for_call(fcinfo, 3, function)};
+    std::string_view prefix = text_of(PG_GETARG_DATUM(prefix_arg));
+    return {key, prefix, codec_for_call(fcinfo, prefix_arg + 1, function)};
+}
+
+// The text of a face: its Sqids numbers after prefix_, as plain bytes.
+Out face_text(std::string_view prefix, const core::sqids::Codec &codec, std::span<const uint64_t> numbers) {
+    return pg::guarded([&] {
+        core::base62::check_prefix(prefix);
+        std::string s = prefix.empty() ? std::string() : std::string(prefix) + "_";
+        s += codec.encode(numbers);
+        Out o;
+        if (s.size() > sizeof o.data)
+            throw core::Error(core::ErrorKind::internal, "a Sqids face longer than 512 bytes");
+        o.size = s.size();
+        memcpy(o.data, s.data(), s.size());
+        return o;
+    });
+}
+
+// The numbers of a face's text (after prefix_), spelled as encode spells them.
+void face_numbers(std::string_view in, std::string_view prefix, const core::sqids::Codec &codec,
+                  std::span<uint64_t> numbers) {
+    pg::guarded([&] {
+        core::base62::check_prefix(prefix);
+        std::string_view body = in;
+        if (!prefix.empty()) {
+            if (in.size() <= prefix.size() || in.substr(0, prefix.size()) != prefix || in[prefix.size()] != '_')
+                throw core::Error(core::ErrorKind::invalid_text,
+                                  "invalid " + std::string(prefix) + " id " + core::id_text::shown(in) +
+                                      ": it does not start with \"" + std::string(prefix) + "_\"");
+            body = in.substr(prefix.size() + 1);
+        }
+        codec.decode_exact(body, numbers);
+        return 0;
+    });
 }
 
 constexpr uint64_t low_mask = 0xFFFFFFFFu;
@@ -152,6 +187,53 @@ extern "C" {
 
 PG_FUNCTION_INFO_V1(crid_mask_sqid);
 PG_FUNCTION_INFO_V1(crid_unmask_sqid);
+PG_FUNCTION_INFO_V1(crid_mask_sqid_bits);
+PG_FUNCTION_INFO_V1(crid_unmask_sqid_bits);
+
+// crid_mask_sqid(id, key_id, bits, prefix, alphabet, min_length, blocklist):
+// with bits 53, the 53-bit face of an id below 2^53 as ONE Sqids number, which
+// npm's sqids decodes into a JavaScript number exactly; with 63, the text
+// crid_mask_sqid(id, key_id, prefix, ...) writes.
+Datum crid_mask_sqid_bits(PG_FUNCTION_ARGS) {
+    const char *function = "crid_mask_sqid";
+    const auto [key, prefix, codec] = sqids_call(fcinfo, function, 3);
+    const int bits = pg::public_ids::face_bits_arg(fcinfo, 2, function);
+    if (PG_ARGISNULL(0))
+        PG_RETURN_NULL();
+    int64_t id = PG_GETARG_INT64(0);
+    pg::public_ids::require_within_bits(id, bits, function, "id");
+    Out out;
+    if (bits == 63) {
+        uint64_t face = key.permutation.face(uint64_t(id));
+        const uint64_t numbers[2] = {face >> 32, face & low_mask};
+        out = face_text(prefix, codec, numbers);
+    } else {
+        const uint64_t numbers[1] = {key.permutation53.face(uint64_t(id))};
+        out = face_text(prefix, codec, numbers);
+    }
+    PG_RETURN_TEXT_P(cstring_to_text_with_len(out.data, int(out.size)));
+}
+
+// crid_unmask_sqid(text, key_id, bits, prefix, alphabet, min_length,
+// blocklist): the id behind text crid_mask_sqid made with the same bits and
+// options.
+Datum crid_unmask_sqid_bits(PG_FUNCTION_ARGS) {
+    const char *function = "crid_unmask_sqid";
+    const auto [key, prefix, codec] = sqids_call(fcinfo, function, 3);
+    const int bits = pg::public_ids::face_bits_arg(fcinfo, 2, function);
+    if (PG_ARGISNULL(0))
+        PG_RETURN_NULL();
+    std::string_view in = text_of(PG_GETARG_DATUM(0));
+    uint64_t n[2] = {0, 0};
+    face_numbers(in, prefix, codec, std::span<uint64_t>(n, bits == 63 ? 2 : 1));
+    const bool fits = bits == 63 ? (n[0] >> 31 == 0 && n[1] <= low_mask) : n[0] <= core::Permutation53::max;
+    if (!fits)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                        errmsg("invalid Sqids face: its numbers are not a %d-bit face", bits)));
+    if (bits == 63)
+        PG_RETURN_INT64(int64_t(key.permutation.id((n[0] << 32) | n[1])));
+    PG_RETURN_INT64(int64_t(key.permutation53.id(n[0])));
+}
 
 // crid_mask_sqid(id, key_id, prefix, alphabet, min_length, blocklist): the
 // face of a 63-bit id as [high 31 bits, low 32 bits] in Sqids, after prefix_.

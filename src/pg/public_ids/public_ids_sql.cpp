@@ -41,6 +41,8 @@ PG_FUNCTION_INFO_V1(crid_mask_bigint);
 PG_FUNCTION_INFO_V1(crid_unmask_bigint);
 PG_FUNCTION_INFO_V1(crid_mask_uuid);
 PG_FUNCTION_INFO_V1(crid_unmask_uuid);
+PG_FUNCTION_INFO_V1(crid_mask_bigint_bits);
+PG_FUNCTION_INFO_V1(crid_unmask_bigint_bits);
 
 // crid_mask(id bigint, key_id integer): the opaque face of a 63-bit id.
 Datum crid_mask_bigint(PG_FUNCTION_ARGS) {
@@ -60,6 +62,30 @@ Datum crid_unmask_bigint(PG_FUNCTION_ARGS) {
     int64_t face = PG_GETARG_INT64(0);
     require_not_negative(face, "crid_unmask", "face");
     PG_RETURN_INT64(int64_t(key.permutation.id(uint64_t(face))));
+}
+
+// crid_mask(id bigint, key_id integer, bits integer): with bits 53, the face
+// of an id below 2^53 in a keyed permutation of 0 .. 2^53 - 1 (so a
+// JavaScript-safe id has a JavaScript-safe face); with 63, crid_mask(id, key_id).
+Datum crid_mask_bigint_bits(PG_FUNCTION_ARGS) {
+    const auto &key = key_for_call(fcinfo, 1, "crid_mask");
+    const int bits = pg::public_ids::face_bits_arg(fcinfo, 2, "crid_mask");
+    if (PG_ARGISNULL(0))
+        PG_RETURN_NULL();
+    int64_t id = PG_GETARG_INT64(0);
+    pg::public_ids::require_within_bits(id, bits, "crid_mask", "id");
+    PG_RETURN_INT64(int64_t(bits == 63 ? key.permutation.face(uint64_t(id)) : key.permutation53.face(uint64_t(id))));
+}
+
+// crid_unmask(face bigint, key_id integer, bits integer): the id behind it.
+Datum crid_unmask_bigint_bits(PG_FUNCTION_ARGS) {
+    const auto &key = key_for_call(fcinfo, 1, "crid_unmask");
+    const int bits = pg::public_ids::face_bits_arg(fcinfo, 2, "crid_unmask");
+    if (PG_ARGISNULL(0))
+        PG_RETURN_NULL();
+    int64_t face = PG_GETARG_INT64(0);
+    pg::public_ids::require_within_bits(face, bits, "crid_unmask", "face");
+    PG_RETURN_INT64(int64_t(bits == 63 ? key.permutation.id(uint64_t(face)) : key.permutation53.id(uint64_t(face))));
 }
 
 // crid_mask(id uuid, key_id integer): the UUIDv47 face of a UUIDv7.

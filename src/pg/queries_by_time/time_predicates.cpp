@@ -311,9 +311,19 @@ Expr *column_var(const BaseColumn &c) {
     return &makeVar(1, c.attno, type, typmod, collation, 0)->xpr;
 }
 
+// The column a decoder reads: a Var, or a Var of a type binary-coercible to
+// bigint (crid's bigid, a domain over bigint) that the parser relabeled to
+// bigint, whose index (int8_ops) the range condition then uses alike.
+Var *decoded_column(Node *col) {
+    if (IsA(col, RelabelType) && castNode(RelabelType, col)->resulttype == INT8OID)
+        col = reinterpret_cast<Node *>(castNode(RelabelType, col)->arg);
+    return IsA(col, Var) ? castNode(Var, col) : nullptr;
+}
+
 // What the constraints of a column say, as far as the rewrite asks.
 struct ColumnFacts {
     bool not_negative = false;     // bigint: col >= 0 (or NULL)
+    bool at_most = false;          // bigint: col <= the `at_most` asked for (or NULL)
     bool uuid_v7_only = false;     // uuid: crid_uuid_v7_check(col) holds
     bool no_other_version = false; // uuid: uuid_extract_version(col) = 7 (or NULL)
 };
@@ -323,10 +333,11 @@ bool implied(Expr *fact, List *constraints) {
     return constraints != NIL && predicate_implied_by(list_make1(fact), constraints, true);
 }
 
-ColumnFacts column_facts(Query *q, Node *col, bool uuid) {
+ColumnFacts column_facts(Query *q, Node *col, bool uuid, int64_t at_most = 0) {
     ColumnFacts facts;
     BaseColumn c;
-    if (!IsA(col, Var) || !base_column(q, castNode(Var, col), c))
+    Var *col_var = decoded_column(col);
+    if (!col_var || !base_column(q, col_var, c))
         return facts;
     List *constraints = check_constraints(c.relid);
     if (constraints == NIL)
@@ -334,9 +345,19 @@ ColumnFacts column_facts(Query *q, Node *col, bool uuid) {
     const Functions &f = resolved_functions();
     Expr *var = column_var(c);
     if (!uuid) {
+        // A bigid column's constraints read it as the bigint it relabels to.
+        if (exprType(reinterpret_cast<Node *>(var)) != INT8OID)
+            var = &makeRelabelType(var, INT8OID, -1, InvalidOid, COERCE_IMPLICIT_CAST)->xpr;
         Const *zero = makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0), false, FLOAT8PASSBYVAL);
         facts.not_negative =
             implied(key_comparison(Family::snowflake, BTGreaterEqualStrategyNumber, var, &zero->xpr), constraints);
+        if (at_most > 0) {
+            Const *top =
+                makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(at_most), false, FLOAT8PASSBYVAL);
+            facts.at_most = implied(
+                key_comparison(Family::snowflake, BTLessEqualStrategyNumber, copy_expr(as_node(var)), &top->xpr),
+                constraints);
+        }
         return facts;
     }
     if (OidIsValid(f.uuid_v7_check))
@@ -464,6 +485,19 @@ bool raises_for_negatives_only(const Predicate &p) {
     return layout && decodes_within_timestamptz(*layout);
 }
 
+// A layout of fewer bits (bits=53) also raises for ids above its largest,
+// which an id range below them would pass over: the largest id of such a
+// layout, which a CHECK constraint must rule out for the rewrite; 0 for
+// other layouts and families.
+int64_t narrowed_max_id(const Predicate &p) {
+    if (p.decoder != Decoder::snowflake && p.decoder != Decoder::snowflake_layout)
+        return 0;
+    const core::snowflake::Layout *layout = p.decoder == Decoder::snowflake
+                                                ? &snowflake::server_layout_or_error()
+                                                : sortable_layout(static_cast<Node *>(lsecond(p.call->args)));
+    return layout && layout->width != 0 ? core::snowflake::max_id(*layout) : 0;
+}
+
 // The conjuncts that replace `clause` when it is decoder(col) op x; NIL when
 // it is not one, or when no rewrite keeps its answer.
 List *implied_conditions(Query *q, Node *clause, ParamListInfo bound_params) {
@@ -480,7 +514,7 @@ List *implied_conditions(Query *q, Node *clause, ParamListInfo bound_params) {
     FuncExpr *dec = castNode(FuncExpr, decoder_left ? left : right);
     Node *x = decoder_left ? right : left;
     Node *col = static_cast<Node *>(linitial(dec->args));
-    if (!IsA(col, Var) || contain_volatile_functions(x))
+    if (!decoded_column(col) || contain_volatile_functions(x))
         return NIL;
     if (d == Decoder::snowflake_layout && !sortable_layout(static_cast<Node *>(lsecond(dec->args))))
         return NIL;
@@ -496,7 +530,8 @@ List *implied_conditions(Query *q, Node *clause, ParamListInfo bound_params) {
         return NIL;
 
     Predicate p{d, dec, as_expr(x), type, false};
-    ColumnFacts facts = column_facts(q, col, uuid_decoder(d));
+    const int64_t narrowed_max = narrowed_max_id(p);
+    ColumnFacts facts = column_facts(q, col, uuid_decoder(d), narrowed_max);
     Expr *beside = nullptr; // what must stand beside the range
     if (d == Decoder::uuid_v7) {
         if (!facts.uuid_v7_only)
@@ -508,6 +543,10 @@ List *implied_conditions(Query *q, Node *clause, ParamListInfo bound_params) {
             beside = as_expr(clause);
     } else {
         if (!raises_for_negatives_only(p))
+            return NIL;
+        // A narrowed layout: only where constraints keep every id within it
+        // (CHECK (id BETWEEN 0 AND 9007199254740991)) is the range exact.
+        if (narrowed_max != 0 && !(facts.not_negative && facts.at_most))
             return NIL;
         p.guard_negatives = !facts.not_negative;
         if (p.guard_negatives && !(beside = negative_check(p)))

@@ -5,19 +5,24 @@
 #include "common/settings_support.hpp"
 #include "snowflake/node_fence.hpp"
 
+#include "core/clock.hpp"
 #include "core/snowflake_lease.hpp"
 
 #include "core/snowflake_node_set.hpp"
 #include "core/time_units.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace crid::pg::snowflake {
 
 namespace {
 
 char *epoch_text = nullptr;
+char *layout_text = nullptr; // crid.snowflake_layout: '' builds the layout from the settings below
+constexpr const char *default_epoch_text = "2026-01-01 00:00:00+00";
 int node_bits = 10;
 int sequence_bits = 12;
 int gene_bits = 0;
@@ -109,6 +114,15 @@ void assign_allowed_nodes(const char *, void *extra) {
         std::memcpy(static_cast<void *>(&allowed_nodes), extra, sizeof allowed_nodes);
 }
 
+// What the layout was built from, besides the widths: the epoch, or the
+// layout named by crid.snowflake_layout (marked so the two never match).
+const char *source_key() {
+    static char key[LayoutSource::max_key];
+    std::snprintf(key, sizeof key, "%s%s", layout_text && layout_text[0] ? "layout:" : "",
+                  layout_text && layout_text[0] ? layout_text : (epoch_text ? epoch_text : ""));
+    return key;
+}
+
 // How many nodes of the layout crid.node_id = 'lease' may lease.
 int64_t lease_pool_size(int64_t max_node) { return core::lease::wanted(true, -1, allowed_nodes, max_node).size(); }
 
@@ -118,7 +132,12 @@ void define_settings() {
     const GucContext layout_context = fixed_at_start_context();
     DefineCustomStringVariable("crid.snowflake_epoch", "Time zero of this server's snowflake ids.",
                                "Fixed at server start: generation and decoding must agree.", &epoch_text,
-                               "2026-01-01 00:00:00+00", layout_context, 0, nullptr, nullptr, nullptr);
+                               default_epoch_text, layout_context, 0, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable("crid.snowflake_layout",
+                               "This server's snowflake layout, by preset name or spelled out.",
+                               "Such as 'javascript' (ids below 2^53). Empty: the layout of crid.snowflake_epoch and "
+                               "the crid.snowflake_*_bits settings, which must then keep their defaults.",
+                               &layout_text, "", layout_context, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("crid.snowflake_node_bits", "Width of the node field of snowflake ids.", nullptr,
                             &node_bits, 10, 0, 16, layout_context, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("crid.snowflake_sequence_bits", "Width of the per-millisecond sequence of snowflake ids.",
@@ -140,38 +159,79 @@ void define_settings() {
                                "", PGC_SIGHUP, 0, check_allowed_nodes, assign_allowed_nodes, nullptr);
 }
 
-void load_server_layout() {
-    int64_t epoch = epoch_setting_unix_ms("crid.snowflake_epoch", epoch_text);
-    int nb = node_bits, sb = sequence_bits, gb = gene_bits;
-    // The layout is assigned inside the guard: it owns a std::string, which
-    // must not live in a frame that ereport may leave.
+namespace {
+
+bool layout_named_by_setting() { return layout_text && layout_text[0] != '\0'; }
+
+// crid.snowflake_layout: a preset or a spelled layout, whole; the settings
+// it replaces must keep their defaults, so no two settings say different
+// things about the same ids.
+void load_named_layout() {
+    if (std::strcmp(epoch_text ? epoch_text : "", default_epoch_text) != 0 || node_bits != 10 || sequence_bits != 12 ||
+        gene_bits != 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("crid.snowflake_layout \"%s\" is set, and so is crid.snowflake_epoch or a "
+                               "crid.snowflake_*_bits setting",
+                               layout_text),
+                        errhint("crid.snowflake_layout names the whole layout: spell the epoch and the widths there "
+                                "(e.g. 'epoch=2026-01-01,unit=1s,node=4,sequence=16,gene=3,bits=53') and remove "
+                                "the other settings.")));
     pg::guarded([&] {
-        if (63 - nb - sb - gb < 32)
+        core::snowflake::Layout named = core::snowflake::layout_named(layout_text);
+        if (named.use_sign_bit)
             throw core::Error(core::ErrorKind::invalid_parameter,
-                              "crid.snowflake_node_bits (" + std::to_string(nb) + ") + crid.snowflake_sequence_bits (" +
-                                  std::to_string(sb) + ") + crid.snowflake_gene_bits (" + std::to_string(gb) +
-                                  ") leave " + std::to_string(63 - nb - sb - gb) + " time bits; at least 32 are needed",
-                              "Lower the node, sequence or gene bits so they add up to at most 31.");
-        layout = core::snowflake::server_layout(epoch, nb, sb, gb);
+                              "crid.snowflake_layout \"" + std::string(layout_text) +
+                                  "\" uses the sign bit; this server mints only positive ids",
+                              "Choose a layout without sign=true.");
+        if (named.epoch_unix_ms > core::wall_clock_ns() / core::ns_per_ms)
+            throw core::Error(core::ErrorKind::invalid_parameter,
+                              "crid.snowflake_layout \"" + std::string(layout_text) + "\": its epoch is in the future",
+                              "Ids count time from the epoch; choose a past time.");
+        named.name = "server";
+        layout = named;
     });
+}
+
+} // namespace
+
+void load_server_layout() {
+    int nb = node_bits, sb = sequence_bits, gb = gene_bits;
+    if (layout_named_by_setting())
+        load_named_layout();
+    else {
+        int64_t epoch = epoch_setting_unix_ms("crid.snowflake_epoch", epoch_text);
+        // The layout is assigned inside the guard: it owns a std::string, which
+        // must not live in a frame that ereport may leave.
+        pg::guarded([&] {
+            if (63 - nb - sb - gb < 32)
+                throw core::Error(core::ErrorKind::invalid_parameter,
+                                  "crid.snowflake_node_bits (" + std::to_string(nb) +
+                                      ") + crid.snowflake_sequence_bits (" + std::to_string(sb) +
+                                      ") + crid.snowflake_gene_bits (" + std::to_string(gb) + ") leave " +
+                                      std::to_string(63 - nb - sb - gb) + " time bits; at least 32 are needed",
+                                  "Lower the node, sequence or gene bits so they add up to at most 31.");
+            layout = core::snowflake::server_layout(epoch, nb, sb, gb);
+        });
+    }
     // Validated with the layout it must fit, so a wrong node stops the start
     // (without preloading nothing is minted and nothing refused: a wrong node
     // must not stop decoding; snowflake_pack names it when used).
     const long long last_node = core::snowflake::max_node(layout);
     if (process_shared_preload_libraries_in_progress && backfill_node_id > last_node)
-        ereport(ERROR,
-                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                 errmsg("crid.backfill_node %d is outside the snowflake nodes of this server's layout (0 to %lld)",
-                        backfill_node_id, last_node),
-                 errhint("crid.snowflake_node_bits = %d; choose a node of the layout, or -1 for none.", nb)));
-    loaded_from.remember(epoch_text, {nb, sb, gb});
+        ereport(
+            ERROR,
+            (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+             errmsg("crid.backfill_node %d is outside the snowflake nodes of this server's layout (0 to %lld)",
+                    backfill_node_id, last_node),
+             errhint("The layout has %d node bits; choose a node of the layout, or -1 for none.", layout.node_bits)));
+    loaded_from.remember(source_key(), {nb, sb, gb});
     layout_loaded = true;
 }
 
 const core::snowflake::Layout &server_layout() { return layout; }
 
 const core::snowflake::Layout &server_layout_or_error() {
-    if (!loaded_from.matches(epoch_text, {node_bits, sequence_bits, gene_bits}))
+    if (!loaded_from.matches(source_key(), {node_bits, sequence_bits, gene_bits}))
         load_server_layout();
     return layout;
 }

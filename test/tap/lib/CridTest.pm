@@ -230,6 +230,8 @@ sub go_client_sql
 {
 	my (%opt) = @_;
 	my ($table, $into, $rounds) = @opt{qw(table into rounds)};
+	# The library's sequence bits (WithSequenceBits; 32 by default).
+	my $shift = $opt{sequence_bits} // 32;
 	return qq{
 DO \$\$
 DECLARE
@@ -254,7 +256,7 @@ BEGIN
                 PERFORM pg_sleep(0.05);
             END;
         END LOOP;
-        INSERT INTO $into (id) SELECT (second << 32) | (next - 100 + g) FROM generate_series(0, 99) g;
+        INSERT INTO $into (id) SELECT (second << $shift) | (next - 100 + g) FROM generate_series(0, 99) g;
         COMMIT;
     END LOOP;
 END \$\$};

@@ -99,8 +99,10 @@ sub fixes
 # A wide borrow window: restarts follow each other quickly, and each may
 # resume ids up to the mark's lead ahead of the clock.
 my $node = crid_node('check', preload => 0, open => 0, conf => "crid.clock_borrow_ms = 10000\n");
+# The key is a bigid: as a bigint key of snowflake ids it would be named as
+# one JSON rounds (json_key_unsafe, TAP 060 and sql/json_keys.sql).
 $node->safe_psql('postgres', q{
-CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT snowflake_next(), ref bigint DEFAULT crid_next(), qty integer)});
+CREATE TABLE orders (id bigid PRIMARY KEY DEFAULT snowflake_next(), ref bigint DEFAULT crid_next(), qty integer)});
 like($node->safe_psql('postgres', "SELECT detail FROM crid_check() WHERE problem = 'not_preloaded'"),
 	qr/column DEFAULTs that call them fail: public\.orders\.id, public\.orders\.ref$/,
 	'not_preloaded: the detail names the columns whose DEFAULTs mint');

@@ -672,15 +672,20 @@ SELECT string_agg(p.oid::regprocedure::text, ' ' ORDER BY p.oid::regprocedure::t
   FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'crid'
  WHERE 'key_id' = ANY (p.proargnames)}),
-	'crid_mask(bigint,integer) crid_mask(uuid,integer) crid_mask_sqid(bigint,integer,text,text,integer,text[]) '
+	'crid_mask(bigint,integer) crid_mask(bigint,integer,integer) crid_mask(uuid,integer) '
+	  . 'crid_mask_sqid(bigint,integer,integer,text,text,integer,text[]) '
+	  . 'crid_mask_sqid(bigint,integer,text,text,integer,text[]) '
 	  . 'crid_public_id_key_create(regrole,integer,text) crid_public_id_key_held(integer,bytea) '
-	  . 'crid_unmask(bigint,integer) crid_unmask(uuid,integer) '
+	  . 'crid_unmask(bigint,integer) crid_unmask(bigint,integer,integer) crid_unmask(uuid,integer) '
+	  . 'crid_unmask_sqid(text,integer,integer,text,text,integer,text[]) '
 	  . 'crid_unmask_sqid(text,integer,text,text,integer,text[])',
 	'the functions of crid that take a key id');
 my $outputs = as_role('app', join("\n", map { qq{
 SELECT crid_mask(id, $_) || ' ' || crid_unmask(id, $_) || ' ' || crid_mask(u, $_) || ' ' || crid_unmask(crid_mask(u, $_), $_)
        || ' ' || crid_mask_sqid(id, $_) || ' ' || crid_unmask_sqid(crid_mask_sqid(id, $_), $_)
        || ' ' || crid_mask_sqid(id, $_, 'ord', '0123456789abcdef', 255)
+       || ' ' || crid_mask(id % 9007199254740992, $_, 53) || ' ' || crid_unmask(id % 9007199254740992, $_, 53)
+       || ' ' || crid_unmask_sqid(crid_mask_sqid(id % 9007199254740992, $_, 53, 'js'), $_, 53, 'js')
   FROM unnest(ARRAY[0, 1, 5, 4294967296, 9223372036854775807]) id, (SELECT uuid_generate_v7() AS u) v;} } 1 .. 8));
 is(scalar(my @o = split /\n/, $outputs), 40, 'app computes faces of keys 1 to 8');
 is(leaks($outputs), '', 'none of them holds a key');
