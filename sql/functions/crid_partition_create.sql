@@ -35,7 +35,7 @@
 -- PostgreSQL's ERROR 42P17; one no id can fall in (before the epoch) is
 -- skipped. Returns one row per partition made: 'created', or 'moved' with
 -- the number of rows moved into it.
-CREATE FUNCTION crid_partition_create(parent regclass, step interval, first timestamptz, last timestamptz,
+CREATE OR REPLACE FUNCTION crid_partition_create(parent regclass, step interval, first timestamptz, last timestamptz,
                                       gene_bits integer DEFAULT 0, family text DEFAULT NULL,
                                       layout text DEFAULT NULL,
                                       OUT action text, OUT partition_name text, OUT row_count bigint)
@@ -66,6 +66,7 @@ DECLARE
     inserted bigint;
     write_locked boolean := false;
     taken integer;
+    recorded text;         -- the comment of a partition made: its layout
 BEGIN
     IF parent IS NULL OR step IS NULL OR first IS NULL OR last IS NULL OR gene_bits IS NULL THEN
         RAISE EXCEPTION 'crid_partition_create: parent, step, first, last and gene_bits must not be NULL'
@@ -90,6 +91,8 @@ BEGIN
                   HINT = 'Run it as the owner (SET ROLE, or a pg_cron job scheduled as that role).';
     END IF;
     EXECUTE format('LOCK TABLE ONLY %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
+    PERFORM @extschema@.crid_partition_layout_guard(parent, 'crid_partition_create', k.key_family, k.key_layout);
+    recorded := 'crid: ' || @extschema@.crid_partition_layout_name(k.key_family, k.key_layout);
 
     stamp := CASE unit WHEN 'hour' THEN 'YYYYMMDDHH24' WHEN 'month' THEN 'YYYYMM' ELSE 'YYYYMMDD' END;
     modulus := (1 << gene_bits);
@@ -186,6 +189,9 @@ BEGIN
                                    nsp, part || '_g' || g, nsp, part, modulus, g);
                 END LOOP;
             END IF;
+            -- The layout the partition was made under, for the functions
+            -- that read it later (crid_partition_misfits).
+            EXECUTE format('COMMENT ON TABLE %I.%I IS %L', nsp, part, recorded);
             action := 'created';
             row_count := NULL;
             IF waiting THEN

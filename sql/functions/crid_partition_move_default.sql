@@ -6,7 +6,7 @@
 -- and ids beyond the layout stay where they are. Same lock as
 -- crid_partition_create: safe from two sessions, and a second run finds
 -- nothing to move. One row per interval moved.
-CREATE FUNCTION crid_partition_move_default(parent regclass, step interval, gene_bits integer DEFAULT 0,
+CREATE OR REPLACE FUNCTION crid_partition_move_default(parent regclass, step interval, gene_bits integer DEFAULT 0,
                                             family text DEFAULT NULL, layout text DEFAULT NULL,
                                             OUT action text, OUT partition_name text, OUT row_count bigint)
     RETURNS SETOF record
@@ -28,6 +28,7 @@ BEGIN
     unit := @extschema@.crid_partition_step_unit(step);
     k := @extschema@.crid_partition_key(parent, family, layout);
     EXECUTE format('LOCK TABLE ONLY %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
+    PERFORM @extschema@.crid_partition_layout_guard(parent, 'crid_partition_move_default', k.key_family, k.key_layout);
     SELECT nullif(p.partdefid, 0)::regclass INTO default_part
       FROM pg_partitioned_table p WHERE p.partrelid = parent;
     IF default_part IS NULL THEN
