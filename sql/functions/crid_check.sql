@@ -325,5 +325,6 @@ BEGIN
             RETURN NEXT;
         END LOOP;
     END IF;
+    RETURN QUERY SELECT * FROM @extschema@.crid_check_keys();
 END
 $$;

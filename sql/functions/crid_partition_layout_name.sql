@@ -9,6 +9,9 @@ CREATE FUNCTION crid_partition_layout_name(family text, layout text DEFAULT NULL
     SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF family IS NULL THEN
+        RAISE EXCEPTION 'crid_partition_layout_name: family must not be NULL' USING ERRCODE = '22004';
+    END IF;
     CASE family
     WHEN 'uuidv7' THEN
         RETURN 'uuidv7';

@@ -123,8 +123,12 @@ AS $$
 DECLARE
     m record;
     n bigint;
-    expected text := @extschema@.crid_partition_layout_name(family, layout);
+    expected text;
 BEGIN
+    IF parent IS NULL OR caller IS NULL OR family IS NULL THEN
+        RAISE EXCEPTION 'crid_partition_layout_guard: parent, caller and family must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    expected := @extschema@.crid_partition_layout_name(family, layout);
     SELECT pg_catalog.count(*) OVER () AS n, f.* INTO m
       FROM @extschema@.crid_partition_misfits(parent, family, layout) f
      ORDER BY f.made_under IS NULL, f.partition_name::text LIMIT 1;

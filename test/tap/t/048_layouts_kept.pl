@@ -8,6 +8,10 @@
 # nothing; the same holds when the partitions carry no record of their
 # layout (made by 0.3.0, or their comments replaced), from their names.
 # Given the layout they were made under, the functions work as before.
+# crid_check() names keys that hold ids above what their DEFAULT mints now
+# (a pgEdge table continued on crid's default layout) and partitions made
+# under another layout than the server's, with the settings that fix them;
+# it reads no table the caller may not read and runs no other role's policy.
 use strict;
 use warnings;
 use FindBin;
@@ -16,6 +20,14 @@ use CridTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+
+# The problems crid_check() reports, "problem object" lines.
+sub problems
+{
+	my ($node) = @_;
+	return $node->safe_psql('postgres',
+		q{SELECT string_agg(problem || ' ' || object, E'\n' ORDER BY problem, object) FROM crid_check()});
+}
 
 my $node = crid_node('layouts_kept', conf => "crid.node_id = 1\n");
 my $old_layout = $node->safe_psql('postgres', 'SELECT snowflake_layout()');
@@ -45,6 +57,41 @@ like($node->safe_psql('postgres',
 my $rows_sql = q{SELECT (SELECT count(*) FROM events) || ' ' || (SELECT count(*) FROM plain)};
 my $parts_sql = q{SELECT string_agg(partition_name::text, ' ' ORDER BY partition_name::text)
   FROM (SELECT partition_name FROM crid_partition_bounds('events') UNION ALL SELECT partition_name FROM crid_partition_bounds('plain')) b};
+# A pgEdge table (node 3, its epoch 2023-01-01) continued by crid's default
+# layout: its ids decode years ahead, and new ids would sort below them.
+$node->safe_psql('postgres', q{
+CREATE TABLE continued (id bigint PRIMARY KEY DEFAULT snowflake_next(), v int);
+INSERT INTO continued SELECT snowflake_pack(now() - interval '1 hour' * g, 3, 0, 'epoch=2023-01-01,node=10,sequence=12'), g
+  FROM generate_series(1, 10) g;
+});
+like(problems($node), qr/^key_above_now public\.continued\.id$/m, 'crid_check() names a continued scheme on the wrong layout');
+unlike(problems($node), qr/events|plain/, 'and not the tables made under the layout of now');
+
+# A role's check reads no table it may not read, and runs no policy of
+# another role's: both skipped with a NOTICE.
+$node->safe_psql('postgres', q{
+CREATE ROLE checker LOGIN;
+CREATE TABLE hidden (id bigint PRIMARY KEY DEFAULT snowflake_next());
+INSERT INTO hidden SELECT id FROM continued;
+CREATE TABLE guarded (id bigint PRIMARY KEY DEFAULT snowflake_next());
+INSERT INTO guarded SELECT id FROM continued;
+CREATE FUNCTION tattle() RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'the owner''s policy ran as %', current_user; END $$;
+CREATE POLICY p ON guarded USING (tattle());
+ALTER TABLE guarded ENABLE ROW LEVEL SECURITY;
+GRANT SELECT ON guarded, continued TO checker;
+});
+my ($ret, $out, $err) = $node->psql('postgres',
+	q{SET ROLE checker; SELECT string_agg(problem || ' ' || object, E'\n' ORDER BY object) FROM crid_check_keys()});
+is($ret, 0, 'crid_check_keys() runs for a role without rights on every table');
+is($out, 'key_above_now public.continued.id', 'and reports what that role may read');
+like($err, qr/public\.hidden\.id skipped: checker may not read it/, 'a NOTICE names the table it may not read');
+like($err, qr/public\.guarded\.id skipped: its row security policies would run as checker/,
+	'and the table whose policies would run as it');
+unlike($err, qr/policy ran/, 'no policy ran');
+like(problems($node), qr/^key_above_now public\.guarded\.id$/m, 'a superuser\'s check reads them (policies do not apply to it)');
+$node->safe_psql('postgres', 'DROP TABLE hidden, guarded, continued');
+
 my $state_sql = "SELECT ($rows_sql) || ' ' || ($parts_sql)";
 my $before = $node->safe_psql('postgres', $state_sql);
 my @parts = split / /, $node->safe_psql('postgres', $parts_sql);
@@ -86,6 +133,14 @@ for my $call (
 	is($node->safe_psql('postgres', $state_sql), $before, 'nothing changed');
 }
 
+# crid_check() names every partition made under the other layout, with the
+# settings of the layout recorded, and the table whose names give it away.
+my $problems = problems($node);
+like($problems, qr/^partition_layout public\.events_p\d{8}$/m, 'crid_check() names the partitions made under another layout');
+like($problems, qr/^partition_layout public\.plain_p\d{8}$/m, 'and those whose names give it away');
+like($node->safe_psql('postgres', q{SELECT fix FROM crid_check() WHERE object LIKE 'public.events_p%' LIMIT 1}),
+	qr/^ALTER SYSTEM SET crid\.snowflake_epoch = '2026-01-01 00:00:00\+00'; /, 'its fix sets the layout they were made under');
+
 # Given the layout they were made under, the functions read them right:
 # today's partitions are no older than 30 days and stay.
 for my $t ('events', 'plain')
@@ -96,6 +151,15 @@ for my $t ('events', 'plain')
 is($node->safe_psql('postgres', $rows_sql), '1000 1000', 'with layout => the old one, maintenance keeps every row');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM unnest($1::regclass[])' =~ s/\$1/quote_array(@parts)/er),
 	scalar @parts, 'and every partition');
+
+# The fix, run as the row gives it: the layout they were made under, then a
+# restart. No partition is reported then.
+my $fix = $node->safe_psql('postgres', q{SELECT fix FROM crid_check() WHERE object LIKE 'public.events_p%' LIMIT 1});
+$fix =~ s/ -- .*$//;
+$node->safe_psql('postgres', $_) for grep { /\S/ } split /;/, $fix;
+$node->restart;
+unlike(problems($node), qr/^partition_layout /m, 'after the fix and a restart, no partition is reported');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM crid_partition_misfits('events')}), '0', 'and events fits again');
 
 sub quote_array { return "'{" . join(',', map { qq{"$_"} } @_) . "}'" }
 
