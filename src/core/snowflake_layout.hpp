@@ -18,7 +18,11 @@
 //                node = worker << 5 | process
 //     instagram  epoch 2011-08-24 21:07:01.721 UTC (Unix ms 1314220021721), 1 ms,
 //                time 41 | shard 13 | sequence 10, sign=true (41+13+10 = 64 bits)
-//     sonyflake  epoch 2014-09-01 UTC, 10 ms, time 39 | sequence 8 | machine 16
+//     sonyflake  Sonyflake v1: epoch 2014-09-01 UTC, 10 ms, time 39 | sequence 8 | machine 16
+//     sonyflake2 Sonyflake v2 with its default Settings: epoch 2025-01-01 UTC, 10 ms,
+//                time 39 | sequence 8 | machine 16 (other Settings: a custom spec)
+//     pgedge     pgEdge's snowflake extension (2.x): epoch 2023-01-01 UTC, 1 ms,
+//                time 41 | node 10 | counter 12
 //     crid       (alias default) epoch 2026-01-01 UTC, 1 ms, time 41 | node 10 | sequence 12
 //
 //   Or a custom spec: comma-separated key=value items, e.g.
@@ -76,7 +80,8 @@ struct Fields {
 };
 
 // The presets layout_named() knows, for messages and documentation.
-inline constexpr std::string_view preset_list = "twitter, discord, instagram, sonyflake, crid (alias default)";
+inline constexpr std::string_view preset_list =
+    "twitter, discord, instagram, sonyflake, sonyflake2, pgedge, crid (alias default)";
 
 // A preset by name (case-insensitive) or a custom spec (syntax above), validated.
 // Throws invalid_parameter naming the offending key and value.
