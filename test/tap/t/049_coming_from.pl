@@ -7,7 +7,10 @@
 # before, during and after the recipe's SQL. Then: the client saw no error,
 # no id came twice, ids of the new DEFAULT were minted, and every one of them
 # sorts above every old id (for uuid-ossp's random ids, which no id can sort
-# after, the page promises ids that sort after each other instead).
+# after, the page promises ids that sort after each other instead). The
+# pg_uuidv7 recipe also keeps the DEFAULT and a view that called pg_uuidv7
+# (a stand-in of test/module, pg_uuidv7 not being packaged), now calling
+# crid's functions.
 use strict;
 use warnings;
 use FindBin;
@@ -68,6 +71,37 @@ my %old = (
 		# The IDENTITY table of the same recipe.
 		identity => 'ledger',
 	},
+	# pg_uuidv7 is not packaged for Debian: test/module's crid_test_pg_uuidv7
+	# stands in for it (its functions, written in SQL from pg_uuidv7's
+	# documented behaviour, relocatable like it), and the recipe's
+	# "EXTENSION pg_uuidv7" is read as that name.
+	pguuidv7 => {
+		table => 'documents',
+		type => 'uuid',
+		setup => q{
+CREATE EXTENSION crid_test_pg_uuidv7;
+CREATE TABLE old_ids (id uuid PRIMARY KEY);
+CREATE TABLE documents (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), v int);
+CREATE VIEW documents_by_time AS SELECT id, uuid_v7_to_timestamptz(id) AS at, v FROM documents;
+-- Ids the stand-in's DEFAULT makes are noted as old, until the recipe
+-- points the DEFAULT at crid.
+CREATE FUNCTION note_old() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF EXISTS (SELECT FROM pg_attrdef d
+               JOIN pg_depend p ON p.classid = 'pg_attrdef'::regclass AND p.objid = d.oid
+                               AND p.refclassid = 'pg_proc'::regclass
+               JOIN pg_depend e ON e.classid = 'pg_proc'::regclass AND e.objid = p.refobjid AND e.deptype = 'e'
+               JOIN pg_extension x ON x.oid = e.refobjid AND x.extname = 'crid_test_pg_uuidv7'
+               WHERE d.adrelid = TG_RELID) THEN
+        INSERT INTO old_ids VALUES (NEW.id);
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER note_old BEFORE INSERT ON documents FOR EACH ROW EXECUTE FUNCTION note_old();
+INSERT INTO documents (v) SELECT g FROM generate_series(1, 1000) g;
+},
+		rename => [ qr/EXTENSION pg_uuidv7\b/, 'EXTENSION crid_test_pg_uuidv7' ],
+	},
 	uuidossp => {
 		table => 'documents',
 		type => 'uuid',
@@ -87,6 +121,7 @@ for my $name (sort keys %old)
 	my $table = $o->{table};
 	my @tables = ($table, $o->{identity} ? ($o->{identity}) : ());
 	$node->safe_psql('postgres', 'CREATE EXTENSION "uuid-ossp"') if $name eq 'uuidossp';
+	$node->safe_psql('postgres', $o->{setup}) if $o->{setup};
 	$node->safe_psql('postgres', qq{
 CREATE SEQUENCE old_seq;
 CREATE TABLE old_ids (id $o->{type} PRIMARY KEY);
@@ -95,7 +130,7 @@ DECLARE s bigint := nextval('old_seq'); made $o->{type} := $o->{make};
 BEGIN INSERT INTO old_ids VALUES (made) ON CONFLICT DO NOTHING; RETURN made; END \$\$;
 CREATE TABLE $table (id $o->{type} PRIMARY KEY DEFAULT old_next(), v int);
 INSERT INTO $table (v) SELECT g FROM generate_series(1, 1000) g;
-});
+}) unless $o->{setup};
 	if ($o->{identity})
 	{
 		# An IDENTITY column whose old ids are its own sequence's.
@@ -125,7 +160,9 @@ INSERT INTO $o->{identity} (v) SELECT g FROM generate_series(1, 1000) g;
 	} @tables;
 	$node->poll_query_until('postgres', "SELECT count(*) >= 1020 FROM $table") or die "the client does not insert";
 
-	my ($ret, $out, $err) = $node->psql('postgres', block($name, 'sql'), on_error_stop => 1);
+	my $sql = block($name, 'sql');
+	$sql =~ s/$o->{rename}[0]/$o->{rename}[1]/g if $o->{rename};
+	my ($ret, $out, $err) = $node->psql('postgres', $sql, on_error_stop => 1);
 	is($ret, 0, "$name: the recipe's SQL runs") or diag($err);
 	if ($name eq 'pgedge')
 	{
@@ -154,12 +191,28 @@ FROM (SELECT id, n, lag(id) OVER (ORDER BY v, id) AS prev, lag(n) OVER (ORDER BY
 		}
 		else
 		{
-			my ($old_max, $new_min) = split /\|/, $node->safe_psql('postgres', qq{
-SELECT (SELECT max(t.id) FROM $t t WHERE EXISTS (SELECT FROM old_ids o WHERE o.id = t.id)),
-       (SELECT min(t.id) FROM $t t WHERE NOT EXISTS (SELECT FROM old_ids o WHERE o.id = t.id))});
-			ok($old_max =~ /^\d+$/ && $new_min =~ /^\d+$/ && $new_min > $old_max,
+			my ($old_max, $new_min, $above) = split /\|/, $node->safe_psql('postgres', qq{
+SELECT o::text, n::text, n > o
+FROM (SELECT (SELECT t.id FROM $t t WHERE EXISTS (SELECT FROM old_ids o WHERE o.id = t.id) ORDER BY t.id DESC LIMIT 1) AS o,
+             (SELECT t.id FROM $t t WHERE NOT EXISTS (SELECT FROM old_ids o WHERE o.id = t.id) ORDER BY t.id LIMIT 1) AS n) x});
+			is($above, 't',
 				"$name: every new id of $t sorts above every old one (old up to $old_max, new from $new_min)");
 		}
+	}
+	if ($name eq 'pguuidv7')
+	{
+		is($node->safe_psql('postgres', q{
+SELECT (SELECT count(*) FROM pg_extension WHERE extname = 'crid_test_pg_uuidv7')
+    || ' ' || pg_get_expr(d.adbin, d.adrelid)
+    || ' ' || ((SELECT count(*) FROM documents_by_time WHERE at IS NOT NULL) = (SELECT count(*) FROM documents))
+    || ' ' || (SELECT string_agg(DISTINCT x.extname, ',') FROM pg_depend v
+               JOIN pg_rewrite r ON v.classid = 'pg_rewrite'::regclass AND v.objid = r.oid
+               JOIN pg_depend e ON e.classid = 'pg_proc'::regclass AND e.objid = v.refobjid AND e.deptype = 'e'
+               JOIN pg_extension x ON x.oid = e.refobjid
+               WHERE r.ev_class = 'documents_by_time'::regclass AND v.refclassid = 'pg_proc'::regclass)
+FROM pg_attrdef d WHERE d.adrelid = 'documents'::regclass}),
+			'0 uuid_generate_v7() true crid',
+			'pguuidv7: the stand-in is gone, the DEFAULT and the view call crid\'s functions, the view reads every row');
 	}
 	unlike($node->safe_psql('postgres', q{SELECT string_agg(problem || ' ' || object, ', ') FROM crid_check()
 	                                    WHERE problem IN ('key_above_now', 'partition_layout')}),
