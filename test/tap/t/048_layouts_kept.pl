@@ -12,6 +12,8 @@
 # (a pgEdge table continued on crid's default layout) and partitions made
 # under another layout than the server's, with the settings that fix them;
 # it reads no table the caller may not read and runs no other role's policy.
+# Last, pg_dump and pg_restore into a cluster of pgEdge's layout: the record
+# comes with the dump, maintenance there refuses and crid_check() reports.
 use strict;
 use warnings;
 use FindBin;
@@ -160,6 +162,27 @@ $node->safe_psql('postgres', $_) for grep { /\S/ } split /;/, $fix;
 $node->restart;
 unlike(problems($node), qr/^partition_layout /m, 'after the fix and a restart, no partition is reported');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM crid_partition_misfits('events')}), '0', 'and events fits again');
+
+# The restore the other way round from the issue's: events, dumped from
+# this server (the default layout), restored into a database of another
+# cluster whose layout is pgEdge's epoch. The records came with the dump:
+# maintenance there refuses, naming both layouts, and keeps every row;
+# crid_check() there names the partitions and the settings that fit them.
+my $other = crid_node('layouts_restored', conf => "crid.node_id = 1\ncrid.snowflake_epoch = '2023-01-01 00:00:00+00'\n");
+my $dump = PostgreSQL::Test::Utils::tempdir() . '/events.dump';
+$node->command_ok([ 'pg_dump', '-Fc', '-d', $node->connstr('postgres'), '-t', 'events*', '-f', $dump ], 'pg_dump of events');
+$other->safe_psql('postgres', 'CREATE DATABASE app');
+$other->safe_psql('app', 'CREATE EXTENSION crid');
+$other->command_ok([ 'pg_restore', '--no-owner', '-d', $other->connstr('app'), $dump ], 'pg_restore into another layout');
+($ret, $out, $err) = $other->psql('app',
+	q{SELECT * FROM crid_partition_maintain('events', '1 day', '2 days', retention => '30 days')},
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($err, qr/ERROR:  22023: .*made under the layout "snowflake \Q$old_layout\E", not "snowflake \Q$new_layout\E"/,
+	'restored into another layout, maintenance refuses, naming both layouts');
+is($other->safe_psql('app', 'SELECT count(*) FROM events'), '1000', 'and every restored row is there');
+like($other->safe_psql('app', q{SELECT string_agg(problem || ' ' || object, E'\n') FROM crid_check()}),
+	qr/^partition_layout public\.events_p\d{8}$/m, 'crid_check() on the restored side names the partitions');
+$other->stop;
 
 sub quote_array { return "'{" . join(',', map { qq{"$_"} } @_) . "}'" }
 
