@@ -15,6 +15,7 @@
 -- differ by whole days give the same bounds to different days: only the
 -- record or the name tells them apart.
 --
+-- UUIDv7 keys have one layout: none of their partitions is returned.
 -- Nothing is locked or changed; it reads the catalog only.
 CREATE FUNCTION crid_partition_misfits(parent regclass, family text DEFAULT NULL, layout text DEFAULT NULL,
                                        OUT partition_name regclass, OUT made_under text, OUT detail text)
@@ -36,6 +37,10 @@ DECLARE
     bad text;
 BEGIN
     k := @extschema@.crid_partition_key(parent, family, layout);
+    -- UUIDv7 has one layout: its partitions are read alike everywhere.
+    IF k.key_family OPERATOR(pg_catalog.=) 'uuidv7' THEN
+        RETURN;
+    END IF;
     expected := @extschema@.crid_partition_layout_name(k.key_family, k.key_layout);
     FOR p IN SELECT bd.partition_name AS part, bd.from_id, bd.to_id, c.relname::text AS relname,
                     pg_catalog.obj_description(bd.partition_name::oid, 'pg_class') AS note
