@@ -50,6 +50,13 @@ SELECT date_trunc('second', snowflake_to_timestamptz(1050118621198921728, 'TWITT
 -- Sonyflake: 39 bits of 10 ms since 2014-09-01, an 8-bit sequence above the
 -- 16-bit machine id.
 SELECT * FROM snowflake_parse((123456789::bigint << 24) | (5 << 16) | 4242, 'sonyflake');
+-- Sonyflake v2 with its default Settings: the same fields from 2025-01-01,
+-- so the same id reads 3,775 days (10 years) later than v1's.
+SELECT * FROM snowflake_parse((123456789::bigint << 24) | (5 << 16) | 4242, 'sonyflake2');
+SELECT snowflake_to_timestamptz(1::bigint << 24, 'sonyflake2') - snowflake_to_timestamptz(1::bigint << 24, 'sonyflake') AS v2_after_v1;
+-- pgEdge's snowflake (snowflake.c): ms since 2023-01-01 << 22 | node << 12 | counter.
+SELECT * FROM snowflake_parse(((1700000000123 - 1672531200000) << 22) | (3 << 12) | 7, 'pgedge');
+SELECT snowflake_layout('pgedge'), snowflake_layout('sonyflake2');
 SELECT snowflake_floor('2016-04-30 11:18:25.796+00', 'discord') = 175928847299117063 & ~((1::bigint << 22) - 1) AS discord_floor;
 
 -- Layouts spelled out, and their canonical form.

@@ -196,3 +196,65 @@ SELECT uuid_v7_text_to_timestamptz('017F22E2-79B0-7CC3-98C4-DC0C0C07398F') AS de
        (SELECT provolatile FROM pg_proc WHERE oid = 'uuid_v7_text_to_timestamptz(text)'::regprocedure) AS volatility;
 SELECT regress.sqlstate_of($q$SELECT uuid_v7_text_to_timestamptz('f47ac10b-58cc-4372-a567-0e02b2c3d479')$q$) AS other_version,
        regress.sqlstate_of($q$SELECT uuid_v7_text_to_timestamptz('zz')$q$) AS not_a_uuid;
+
+-- pg_uuidv7 1.6's whole surface. Its published vector (its test
+-- 006_uuid_timestamp_to_v7): the timestamp 2023-01-02 04:26:40.637, read as
+-- UTC, with a zero tail, is 018570bb-4a7d-7000-8000-000000000000.
+SELECT uuid_timestamp_to_v7('2023-01-02 04:26:40.637', true) AS timestamp_zero,
+       uuid_timestamptz_to_v7('2023-01-02 04:26:40.637+00', true) AS timestamptz_zero,
+       uuid_v7_to_timestamp('018570bb-4a7d-7000-8000-000000000000') AS to_timestamp,
+       uuid_timestamp_to_v7(NULL) IS NULL AND uuid_v7_to_timestamp(NULL) IS NULL AS strict;
+-- Against pg_uuidv7's formula on 10,000 times (seed 0.41): its zero form is
+-- the 48-bit Unix millisecond, then 7000-8000-000000000000; its random form
+-- has that millisecond and version 7; its decoders read the millisecond back
+-- (in UTC without a zone for the timestamp one), whatever the TimeZone.
+SET timezone = 'America/St_Johns';
+SELECT setseed(0.41);
+CREATE TEMP TABLE v7_times AS
+SELECT to_timestamp(ms / 1000) + (ms % 1000) * interval '1 millisecond' AS at, ms,
+       (lpad(to_hex(ms), 12, '0') || '7000' || '8000' || '000000000000')::uuid AS formula
+FROM (SELECT floor(random() * 253402300799999)::bigint AS ms FROM generate_series(1, 10000)) r;
+SELECT count(*) AS inputs,
+       count(*) FILTER (WHERE uuid_timestamptz_to_v7(at, true) = formula) AS timestamptz_zero,
+       count(*) FILTER (WHERE uuid_timestamp_to_v7(at AT TIME ZONE 'UTC', true) = formula) AS timestamp_zero,
+       count(*) FILTER (WHERE left(uuid_timestamptz_to_v7(at)::text, 15) = left(formula::text, 15)
+                          AND left(uuid_timestamp_to_v7(at AT TIME ZONE 'UTC')::text, 15) = left(formula::text, 15)) AS random_tail,
+       count(*) FILTER (WHERE uuid_v7_to_timestamptz(formula) = at) AS to_timestamptz,
+       count(*) FILTER (WHERE uuid_v7_to_timestamp(formula) = at AT TIME ZONE 'UTC') AS to_timestamp
+FROM v7_times;
+RESET timezone;
+-- Volatility: the *_to_v7 stay VOLATILE (zero => false draws a random tail,
+-- two calls differ), the decoders are IMMUTABLE.
+SELECT p.oid::regprocedure AS function, p.provolatile, p.prosupport <> 0 AS has_support
+FROM pg_proc p
+WHERE p.oid IN ('uuid_timestamptz_to_v7(timestamptz, boolean)'::regprocedure,
+                'uuid_timestamp_to_v7(timestamp, boolean)'::regprocedure,
+                'uuid_v7_to_timestamp(uuid)'::regprocedure, 'uuid_v7_to_timestamptz(uuid)'::regprocedure)
+ORDER BY 1::text;
+-- pg_uuidv7's range query: with zero => true a condition of the primary key's
+-- index (the zero-tail UUID of a constant is folded to a constant; of now()
+-- - interval, a run-time key); with a random tail, no index condition.
+CREATE TABLE regress.v7_range (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), v int);
+INSERT INTO regress.v7_range (v) SELECT g FROM generate_series(1, 200) g;
+ANALYZE regress.v7_range;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT * FROM regress.v7_range WHERE id >= uuid_timestamptz_to_v7('2026-03-01 00:00:00+00', true);
+EXPLAIN (COSTS OFF) SELECT * FROM regress.v7_range WHERE id >= uuid_timestamp_to_v7('2026-03-01 00:00:00', true);
+EXPLAIN (COSTS OFF) SELECT * FROM regress.v7_range WHERE id >= uuid_timestamptz_to_v7(now() - interval '1 hour', true);
+CREATE FUNCTION pg_temp.plan_of(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE line text; plan text := '';
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP plan := plan || line || E'\n'; END LOOP;
+    RETURN plan;
+END $$;
+SELECT pg_temp.plan_of($q$SELECT * FROM regress.v7_range WHERE id >= uuid_timestamptz_to_v7('2026-03-01 00:00:00+00')$q$)
+       NOT LIKE '%Index Cond%' AS random_tail_not_an_index_condition;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT count(*) = 200 AS all_rows FROM regress.v7_range WHERE id >= uuid_timestamptz_to_v7(now() - interval '1 hour', true);
+DROP TABLE regress.v7_range;
+-- Differences that stay: a time outside 1970 .. 10889 and a UUID of another
+-- version are ERRORs where pg_uuidv7 wraps the millisecond or reads one.
+SELECT regress.sqlstate_of($q$SELECT uuid_timestamp_to_v7('1969-12-31 23:59:59', true)$q$) AS before_1970,
+       regress.sqlstate_of($q$SELECT uuid_v7_to_timestamp('f47ac10b-58cc-4372-a567-0e02b2c3d479')$q$) AS version_4;

@@ -13,6 +13,7 @@ BEGIN
     -- these columns, each answering any role.
     RETURN QUERY SELECT * FROM @extschema@.crid_check_replication();
     RETURN QUERY SELECT * FROM @extschema@.crid_check_server();
+    RETURN QUERY SELECT * FROM @extschema@.crid_check_public_ids();
     RETURN QUERY SELECT * FROM @extschema@.crid_check_keys();
     RETURN QUERY SELECT * FROM @extschema@.crid_check_json_keys();
 END

@@ -66,6 +66,7 @@ DECLARE
     inserted bigint;
     write_locked boolean := false;
     taken integer;
+    recorded text;         -- the comment of a partition made: its layout
 BEGIN
     IF parent IS NULL OR step IS NULL OR first IS NULL OR last IS NULL OR gene_bits IS NULL THEN
         RAISE EXCEPTION 'crid_partition_create: parent, step, first, last and gene_bits must not be NULL'
@@ -90,6 +91,8 @@ BEGIN
                   HINT = 'Run it as the owner (SET ROLE, or a pg_cron job scheduled as that role).';
     END IF;
     EXECUTE format('LOCK TABLE ONLY %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
+    PERFORM @extschema@.crid_partition_layout_guard(parent, 'crid_partition_create', k.key_family, k.key_layout);
+    recorded := 'crid: ' || @extschema@.crid_partition_layout_name(k.key_family, k.key_layout);
 
     stamp := CASE unit WHEN 'hour' THEN 'YYYYMMDDHH24' WHEN 'month' THEN 'YYYYMM' ELSE 'YYYYMMDD' END;
     modulus := (1 << gene_bits);
@@ -197,6 +200,9 @@ BEGIN
                                    nsp, part || '_g' || g, nsp, part, modulus, g);
                 END LOOP;
             END IF;
+            -- The layout the partition was made under, for the functions
+            -- that read it later (crid_partition_misfits).
+            EXECUTE format('COMMENT ON TABLE %I.%I IS %L', nsp, part, recorded);
             action := 'created';
             row_count := NULL;
             IF waiting THEN

@@ -14,7 +14,7 @@
 -- failed, NULL), and leaves the others made, so that a scheduled run still
 -- makes tomorrow's partition while today's waits for a hand. Wrong
 -- arguments and a caller who is not the owner are ERRORs, before anything.
-CREATE FUNCTION crid_partition_maintain(parent regclass, step interval, ahead interval,
+CREATE OR REPLACE FUNCTION crid_partition_maintain(parent regclass, step interval, ahead interval,
                                         retention interval DEFAULT NULL, detach boolean DEFAULT false,
                                         gene_bits integer DEFAULT 0, family text DEFAULT NULL,
                                         layout text DEFAULT NULL,
@@ -50,6 +50,10 @@ BEGIN
     IF gene_bits NOT BETWEEN 0 AND 16 THEN
         RAISE EXCEPTION 'crid_partition_maintain: gene_bits % is out of range 0 .. 16', gene_bits USING ERRCODE = '22003';
     END IF;
+    -- Partitions made under another layout than the one read by now: an
+    -- ERROR before anything is done, not a WARNING of a step.
+    EXECUTE format('LOCK TABLE ONLY %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
+    PERFORM @extschema@.crid_partition_layout_guard(parent, 'crid_partition_maintain', k.key_family, k.key_layout);
 
     start_at := date_trunc(unit, now() AT TIME ZONE 'UTC');
     last_at := (now() + ahead) AT TIME ZONE 'UTC';

@@ -44,6 +44,7 @@ BEGIN
                   HINT = 'Run it as the owner (SET ROLE, or a pg_cron job scheduled as that role).';
     END IF;
     EXECUTE format('LOCK TABLE ONLY %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
+    PERFORM @extschema@.crid_partition_layout_guard(parent, 'crid_partition_move_default', k.key_family, k.key_layout);
     SELECT nullif(p.partdefid, 0)::regclass INTO default_part
       FROM pg_partitioned_table p WHERE p.partrelid = parent;
     IF default_part IS NULL THEN

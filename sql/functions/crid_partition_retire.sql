@@ -4,7 +4,7 @@
 -- and a partition up to MAXVALUE are never retired. Same lock as
 -- crid_partition_create; a second run finds nothing to do. One row per
 -- partition detached or dropped.
-CREATE FUNCTION crid_partition_retire(parent regclass, before timestamptz, detach boolean DEFAULT false,
+CREATE OR REPLACE FUNCTION crid_partition_retire(parent regclass, before timestamptz, detach boolean DEFAULT false,
                                       family text DEFAULT NULL, layout text DEFAULT NULL,
                                       OUT action text, OUT partition_name text, OUT row_count bigint)
     RETURNS SETOF record
@@ -25,6 +25,7 @@ BEGIN
     END IF;
     k := @extschema@.crid_partition_key(parent, family, layout);
     EXECUTE format('LOCK TABLE ONLY %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
+    PERFORM @extschema@.crid_partition_layout_guard(parent, 'crid_partition_retire', k.key_family, k.key_layout);
     cutoff := CASE k.key_family
               WHEN 'uuidv7' THEN @extschema@.uuid_v7_time_bound(before, '>=')::text
               WHEN 'snowflake' THEN @extschema@.snowflake_time_bound(before, '>=', k.key_layout)::text

@@ -154,6 +154,8 @@ constexpr Preset presets[] = {
     {"discord",   INT64_C(1420070400000),  1, 42, 10, 12, 0, false, true},
     {"instagram", INT64_C(1314220021721),  1, 41, 13, 10, 0, false, true},
     {"sonyflake", INT64_C(1409529600000), 10, 39, 16,  8, 0, true,  false},
+    {"sonyflake2", INT64_C(1735689600000), 10, 39, 16,  8, 0, true,  false},
+    {"pgedge",    INT64_C(1672531200000),  1, 41, 10, 12, 0, false, false},
     {"crid",      INT64_C(1767225600000),  1, 41, 10, 12, 0, false, false},
     {"javascript", INT64_C(1767225600000), 1000, 30, 7, 16, 0, false, false, 53},
 };

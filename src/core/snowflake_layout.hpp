@@ -18,7 +18,11 @@
 //                node = worker << 5 | process
 //     instagram  epoch 2011-08-24 21:07:01.721 UTC (Unix ms 1314220021721), 1 ms,
 //                time 41 | shard 13 | sequence 10, sign=true (41+13+10 = 64 bits)
-//     sonyflake  epoch 2014-09-01 UTC, 10 ms, time 39 | sequence 8 | machine 16
+//     sonyflake  Sonyflake v1: epoch 2014-09-01 UTC, 10 ms, time 39 | sequence 8 | machine 16
+//     sonyflake2 Sonyflake v2 with its default Settings: epoch 2025-01-01 UTC, 10 ms,
+//                time 39 | sequence 8 | machine 16 (other Settings: a custom spec)
+//     pgedge     pgEdge's snowflake extension (2.x): epoch 2023-01-01 UTC, 1 ms,
+//                time 41 | node 10 | counter 12
 //     crid       (alias default) epoch 2026-01-01 UTC, 1 ms, time 41 | node 10 | sequence 12
 //     javascript epoch 2026-01-01 UTC, 1 s, time 30 | node 7 | sequence 16, bits=53: ids
 //                stay at most 2^53 - 1, exact as JavaScript numbers and in JSON, for
@@ -94,7 +98,7 @@ inline int64_t max_id(const Layout &l) noexcept { return int64_t(max_of_width(id
 
 // The presets layout_named() knows, for messages and documentation.
 inline constexpr std::string_view preset_list =
-    "twitter, discord, instagram, sonyflake, crid (alias default), javascript";
+    "twitter, discord, instagram, sonyflake, sonyflake2, pgedge, crid (alias default), javascript";
 
 // A preset by name (case-insensitive) or a custom spec (syntax above), validated.
 // Throws invalid_parameter naming the offending key and value.

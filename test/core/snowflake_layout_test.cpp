@@ -31,7 +31,7 @@ namespace {
 // describe() spells every field but the name.
 bool same_layout(const Layout &a, const Layout &b) { return describe(a) == describe(b); }
 
-const char *const presets[] = {"twitter", "discord", "instagram", "sonyflake", "crid"};
+const char *const presets[] = {"twitter", "discord", "instagram", "sonyflake", "sonyflake2", "pgedge", "crid"};
 
 } // namespace
 
@@ -95,6 +95,46 @@ TEST(sonyflake_layout_matches_its_documented_composition) {
     CHECK_EQ(floor_id(s, 1409529601010), INT64_C(101) << 24);
     // 39 bits of 10 ms last about 174 years, as its README says.
     CHECK_EQ((last_unix_ms(s) - s.epoch_unix_ms) / (INT64_C(365) * 86400000), 174);
+}
+
+// Sonyflake v2 (sony/sonyflake/v2, its Settings left zero): StartTime
+// 2025-01-01 00:00:00 UTC, TimeUnit 10 ms, BitsSequence 8, BitsMachineID 16,
+// time 63 - 8 - 16 = 39 bits, composed elapsed << (8 + 16) | sequence << 16 |
+// machine. The same widths and order as v1; only the start differs, so a v2 id
+// read as v1 decodes about ten years early.
+TEST(sonyflake2_layout_matches_its_documented_defaults) {
+    Layout s = layout_named("sonyflake2");
+    CHECK_EQ(describe_unix_ms(s.epoch_unix_ms), std::string("2025-01-01 00:00:00.000+00"));
+    CHECK_EQ(s.unit_ms, 10);
+    CHECK_EQ(s.time_bits, 39);
+    CHECK_EQ(s.sequence_bits, 8);
+    CHECK_EQ(s.node_bits, 16);
+    CHECK(s.sequence_above_node);
+    int64_t id = pack(s, Fields{.time_units = 100, .node = 0xABCD, .sequence = 0x12});
+    CHECK_EQ(id, (INT64_C(100) << 24) | (INT64_C(0x12) << 16) | 0xABCD);
+    CHECK_EQ(unix_ms_of(s, id), INT64_C(1735689601000)); // one second after the start
+    CHECK_EQ(unix_ms_of(s, id) - unix_ms_of(layout_named("sonyflake"), id),
+             INT64_C(1735689600000) - INT64_C(1409529600000));
+}
+
+// pgEdge's snowflake extension (snowflake.c of 2.x): milliseconds since
+// 2023-01-01 (SNOWFLAKE_EPOCH_OFFSET 1672531200 s) << 22 | node (10 bits) << 12
+// | counter (12 bits).
+TEST(pgedge_layout_matches_its_documented_composition) {
+    Layout p = layout_named("pgedge");
+    CHECK_EQ(describe_unix_ms(p.epoch_unix_ms), std::string("2023-01-01 00:00:00.000+00"));
+    CHECK_EQ(p.unit_ms, 1);
+    CHECK(!p.sequence_above_node);
+    CHECK(!p.use_sign_bit);
+    int64_t ms = INT64_C(1700000000123) - INT64_C(1672531200000);
+    int64_t id = (ms << 22) | (INT64_C(3) << 12) | 7;
+    Fields f = unpack(p, id);
+    CHECK_EQ(f.time_units, ms);
+    CHECK_EQ(f.node, 3);
+    CHECK_EQ(f.sequence, 7);
+    CHECK_EQ(unix_ms_of(p, id), INT64_C(1700000000123));
+    CHECK_EQ(pack(p, f), id);
+    CHECK(same_layout(p, server_layout(INT64_C(1672531200000), 10, 12, 0)));
 }
 
 TEST(preset_constants) {
@@ -186,7 +226,7 @@ TEST(unknown_or_empty_names_list_the_presets) {
         CHECK(false);
     } catch (const Error &e) {
         CHECK(contains(e.what(), "mastodon"));
-        CHECK(contains(e.hint(), "twitter, discord, instagram, sonyflake"));
+        CHECK(contains(e.hint(), "twitter, discord, instagram, sonyflake, sonyflake2, pgedge"));
     }
 }
 

@@ -56,6 +56,10 @@ PG_FUNCTION_INFO_V1(crid_uuid_v7_to_timestamptz);
 PG_FUNCTION_INFO_V1(crid_uuid_v7_check);
 PG_FUNCTION_INFO_V1(crid_uuid_v7_floor);
 PG_FUNCTION_INFO_V1(crid_uuid_timestamptz_to_v7);
+PG_FUNCTION_INFO_V1(crid_uuid_timestamp_to_v7);
+PG_FUNCTION_INFO_V1(crid_uuid_v7_zero);
+PG_FUNCTION_INFO_V1(crid_uuid_v7_zero_utc);
+PG_FUNCTION_INFO_V1(crid_uuid_v7_to_timestamp);
 PG_FUNCTION_INFO_V1(crid_uuidv7_shift);
 PG_FUNCTION_INFO_V1(crid_uuid_extract_timestamp);
 PG_FUNCTION_INFO_V1(crid_uuid_extract_version);
@@ -122,6 +126,32 @@ Datum crid_uuid_v7_floor(PG_FUNCTION_ARGS) { return floor_v7_at(pg::finite_times
 Datum crid_uuid_timestamptz_to_v7(PG_FUNCTION_ARGS) {
     int64_t at = pg::finite_timestamp_arg(fcinfo, 0, "uuid_timestamptz_to_v7");
     return PG_GETARG_BOOL(1) ? floor_v7_at(at) : random_v7_at(at);
+}
+
+// uuid_timestamp_to_v7(at, zero): pg_uuidv7's name; a timestamp is read as
+// UTC, as pg_uuidv7 does (timestamp and timestamptz hold the same count of
+// microseconds since 2000-01-01, so the same code serves).
+Datum crid_uuid_timestamp_to_v7(PG_FUNCTION_ARGS) {
+    int64_t at = pg::finite_timestamp_arg(fcinfo, 0, "uuid_timestamp_to_v7");
+    return PG_GETARG_BOOL(1) ? floor_v7_at(at) : random_v7_at(at);
+}
+
+// crid_uuid_v7_zero(at timestamptz | timestamp): the zero-tail UUID of
+// uuid_timestamptz_to_v7(at, true) and uuid_timestamp_to_v7(at, true),
+// IMMUTABLE STRICT: what their support function puts in their place.
+Datum crid_uuid_v7_zero(PG_FUNCTION_ARGS) {
+    return floor_v7_at(pg::finite_timestamp_arg(fcinfo, 0, "uuid_timestamptz_to_v7"));
+}
+Datum crid_uuid_v7_zero_utc(PG_FUNCTION_ARGS) {
+    return floor_v7_at(pg::finite_timestamp_arg(fcinfo, 0, "uuid_timestamp_to_v7"));
+}
+
+// uuid_v7_to_timestamp(uuid): pg_uuidv7's name; the time in UTC, without a
+// zone. STRICT; not a v7 → ERROR 22023.
+Datum crid_uuid_v7_to_timestamp(PG_FUNCTION_ARGS) {
+    core::Uuid u = pg::uuid_arg(fcinfo, 0);
+    int64_t ms = pg::guarded([&] { return int64_t(v7::unix_ms_of(u)); });
+    PG_RETURN_TIMESTAMP(core::pg_us_from_unix_ms(ms));
 }
 
 // uuidv7(shift interval), PostgreSQL 18: the generator's time moved by an
