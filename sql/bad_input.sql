@@ -715,6 +715,11 @@ INSERT INTO regress.bad_input VALUES
 ('crid_partition_layout_guard(regclass, text, text, text)', ARRAY[$$'pg_class'$$, $$'f'$$, 'NULL', 'NULL'], '22004'),
 ('crid_partition_layout_guard(regclass, text, text, text)', ARRAY[$$'pg_class'$$, $$'f'$$, $$'snowflake'$$, 'NULL'], '42809'),
 ('crid_check_keys()', '{}', 'ok'),
+('crid_key_largest(regclass, smallint)', ARRAY['NULL', '1'], '22004'),
+('crid_key_largest(regclass, smallint)', ARRAY[$$'pg_class'$$, 'NULL'], '22004'),
+('crid_key_largest(regclass, smallint)', ARRAY[$$'pg_class'$$, '1'], '42804'), -- pg_class.oid: neither bigint nor uuid
+('crid_key_largest(regclass, smallint)', ARRAY[$$'pg_class'$$, '-1'], '42703'), -- a system column
+('crid_key_largest(regclass, smallint)', ARRAY[$$'pg_tables'$$, '1'], '42809'), -- a view
 ('crid_check_layout_settings(text)', ARRAY['NULL'], 'null'),
 ('crid_check_layout_settings(text)', ARRAY[$$'twitter'$$], 'ok'),
 ('crid_check_layout_settings(text)', ARRAY[$$'sonyflake'$$], 'ok'),

@@ -8,8 +8,8 @@
 -- (filled by the application) crid cannot judge and does not name.
 --
 -- Runs with the caller's rights and reads only what the caller may: the
--- largest id of a key through its index (max() of bigint, no code of the
--- table's owner), in plain or partitioned tables without row-level
+-- largest id of a key from its index by crid_key_largest, which plans no
+-- query and so runs no code of the table's owner, in plain or partitioned tables without row-level
 -- security or foreign partitions. A table it may not or will not read gets
 -- a row 'json_key_unread' saying why, when its ids would pass 2^53 - 1
 -- within a year anyway it is still named (by the layout alone).
@@ -28,7 +28,7 @@ DECLARE
     ext text := (SELECT e.extnamespace::regnamespace::text FROM pg_catalog.pg_extension e WHERE e.extname = 'crid');
 BEGIN
     FOR r IN
-        SELECT DISTINCT c.oid::regclass AS rel, c.relkind, c.relrowsecurity, a.attname,
+        SELECT DISTINCT c.oid::regclass AS rel, c.relkind, c.relrowsecurity, a.attnum, a.attname,
                CASE pr.proname WHEN 'snowflake_next' THEN 'snowflake' ELSE 'crid' END AS family
         FROM pg_catalog.pg_class c
         JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
@@ -43,7 +43,7 @@ BEGIN
           AND a.atttypid = 'pg_catalog.int8'::pg_catalog.regtype
           AND EXISTS (SELECT FROM pg_catalog.pg_constraint k
                       WHERE k.conrelid = c.oid AND k.contype IN ('p', 'u') AND k.conkey = ARRAY[a.attnum])
-        ORDER BY 1, 4
+        ORDER BY 1, 5
     LOOP
         BEGIN
             within_year := CASE r.family
@@ -63,7 +63,14 @@ BEGIN
             END;
         largest := NULL;
         IF why_not IS NULL THEN
-            EXECUTE pg_catalog.format('SELECT pg_catalog.max(%I) FROM %s', r.attname, r.rel) INTO largest;
+            -- Read without planning a query on the table: a plan would fold
+            -- its indexes' predicates and expressions, its owner's code.
+            BEGIN
+                largest := @extschema@.crid_key_largest(r.rel, r.attnum::pg_catalog.int2)::pg_catalog.int8;
+            EXCEPTION WHEN insufficient_privilege OR object_not_in_prerequisite_state OR datatype_mismatch
+                           OR lock_not_available THEN
+                why_not := SQLERRM;
+            END;
         END IF;
         IF largest > max_safe OR within_year > max_safe THEN
             problem := 'json_key_unsafe';

@@ -13,9 +13,9 @@
 --                     layout the partition functions read it by now
 --                     (crid_partition_misfits); they refuse the table.
 --
--- The largest id is read from the last entry of a valid B-tree index on the
--- column, as the caller: the index's built-in order runs no other role's
--- code. A table the caller may not read, one with row security that applies
+-- The largest id is read from the last entry of a plain B-tree index on the
+-- column by crid_key_largest, which plans no query: the index's built-in
+-- order runs no other role's code. A table the caller may not read, one with row security that applies
 -- to the caller (its policies are its owner's code), one without such an
 -- index (it would be read whole) and one locked for longer than the
 -- lock_timeout are skipped with a NOTICE that names it.
@@ -139,13 +139,15 @@ BEGIN
                          pg_catalog.quote_ident(r.attname);
             CONTINUE;
         END IF;
+        -- Read without planning a query on the table: a plan would fold its
+        -- indexes' predicates and expressions, its owner's code, as the caller.
         BEGIN
-            EXECUTE pg_catalog.format('SELECT %1$I::text FROM %2$s %3$s WHERE %1$I IS NOT NULL ORDER BY %1$I DESC LIMIT 1',
-                                      r.attname, CASE WHEN r.relkind OPERATOR(pg_catalog.=) 'r' THEN 'ONLY' ELSE '' END,
-                                      r.rel)
-               INTO top;
+            top := @extschema@.crid_key_largest(r.rel, r.attnum::pg_catalog.int2);
         EXCEPTION WHEN lock_not_available THEN
             RAISE NOTICE 'crid_check: %.% skipped: locked by another session', r.rel, pg_catalog.quote_ident(r.attname);
+            CONTINUE;
+        WHEN insufficient_privilege OR object_not_in_prerequisite_state OR datatype_mismatch THEN
+            RAISE NOTICE 'crid_check: %.% skipped: %', r.rel, pg_catalog.quote_ident(r.attname), SQLERRM;
             CONTINUE;
         END;
         CONTINUE WHEN top IS NULL;
