@@ -70,6 +70,8 @@ REGRESS               += parallel_workers
 # Callers never run others' code; crid's state is crid's (docs/security.md).
 REGRESS               += security_callers
 ISOLATION             += backfill_lock
+# Sequences converted to hand out snowflake or crid ids.
+REGRESS               += sequences
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
 
