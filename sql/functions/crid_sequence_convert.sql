@@ -28,6 +28,7 @@ DECLARE
     plain_last bigint;
     called boolean;
     first_id bigint;
+    room bigint;
 BEGIN
     IF seq IS NULL THEN
         RAISE EXCEPTION 'crid_sequence_convert: the sequence must not be NULL' USING ERRCODE = '22004';
@@ -109,9 +110,23 @@ BEGIN
               USING ERRCODE = '42804', DETAIL = 'Ids of the snowflake and crid families need 63 bits.',
                     HINT = pg_catalog.format('ALTER TABLE %s ALTER COLUMN %I TYPE bigint;', owner_table, owner_column);
     END IF;
-    IF sq.seqincrement OPERATOR(pg_catalog.<>) 1 THEN
-        RAISE EXCEPTION 'crid_sequence_convert: sequence % has INCREMENT BY %', seq, sq.seqincrement
-              USING ERRCODE = '0A000', HINT = 'ALTER SEQUENCE ' || seq::text || ' INCREMENT BY 1;';
+    -- INCREMENT BY n: each value reserves the 2n - 1 ids around it (the n
+    -- keys an ORM takes ending or starting at it), which must fit one crid
+    -- block or one snowflake time unit.
+    room := CASE family
+        WHEN 'crid' THEN pg_catalog.current_setting('crid.block_size')::bigint
+        ELSE 1::bigint OPERATOR(pg_catalog.<<) (pg_catalog.current_setting('crid.snowflake_sequence_bits')::integer
+                                                OPERATOR(pg_catalog.+)
+                                                pg_catalog.current_setting('crid.snowflake_gene_bits')::integer) END;
+    IF 2 OPERATOR(pg_catalog.*) sq.seqincrement OPERATOR(pg_catalog.-) 1 OPERATOR(pg_catalog.>)
+       LEAST(room, 2097151::bigint) THEN
+        RAISE EXCEPTION 'crid_sequence_convert: sequence % has INCREMENT BY %, more than % ids can serve',
+                        seq, sq.seqincrement, family
+              USING ERRCODE = '22023',
+                    DETAIL = pg_catalog.format('Each value reserves 2n - 1 consecutive ids; %s holds %s (and at most 2097151).',
+                                               CASE family WHEN 'crid' THEN 'a block (crid.block_size)'
+                                                           ELSE 'a snowflake time unit' END, room),
+                    HINT = 'ALTER SEQUENCE ' || seq::text || ' INCREMENT BY a smaller n, and the ORM''s allocation size with it.';
     END IF;
     -- Locks the sequence until commit (nextval() waits), then reads where
     -- it stands: a value handed out by a session that still holds cached

@@ -19,26 +19,48 @@ using namespace crid::pg;
 
 namespace {
 
-int64_t mint(sequences::Family family, const char *function) {
+// The largest INCREMENT BY a converted sequence serves: 2n - 1 ids must fit
+// one crid block or one snowflake unit (checked again when minting).
+constexpr int64_t max_increment = 1 << 20;
+
+// The first of `span` consecutive ids of `family`, all the caller's: a run
+// of crid ids, or of snowflake sequences of one unit (each sequence owns the
+// 2^gene_bits ids of its genes).
+int64_t mint_span(sequences::Family family, int64_t span) {
     if (family == sequences::Family::crid)
-        return crid_ids::next_id(nullptr, 0);
+        return span == 1 ? crid_ids::next_id(nullptr, 0) : crid_ids::next_run(uint64_t(span));
     int node = snowflake::configured_node();
     if (node < 0)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("crid.node_id is not set"),
                         errhint("Set crid.node_id in postgresql.conf: converted sequences mint on that node.")));
-    snowflake::check_node_id_not_backfill_node(function);
-    return snowflake::mint(node, 0);
+    snowflake::check_node_id_not_backfill_node("nextval");
+    if (span == 1)
+        return snowflake::mint(node, 0);
+    const int gene_bits = snowflake::server_layout_or_error().gene_bits;
+    const int64_t per_sequence = int64_t(1) << gene_bits;
+    return snowflake::mint_run(node, (span + per_sequence - 1) / per_sequence);
 }
 
 // The next value of a converted sequence: an id of its family that nobody
-// else is handed, above every value it gave as a plain sequence.
+// else is handed, above every value it gave as a plain sequence. With
+// INCREMENT BY n, an ORM takes the n keys ending at the value (Hibernate's
+// pooled optimizer) or starting at it (pooled-lo): crid reserves the 2n - 1
+// consecutive ids around it, so both are this session's alone.
 int64_t hand_out(sequences::Entry *e) {
-    int64_t id = mint(e->family, "nextval");
-    if (id <= e->floor) {
+    const int64_t n = e->increment;
+    if (n < 1 || n > max_increment)
+        ereport(ERROR,
+                (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                 errmsg("sequence \"%s\": INCREMENT BY %lld is out of range for a converted sequence",
+                        get_rel_name(e->seq), static_cast<long long>(n)),
+                 errdetail("Converted sequences take increments 1 to %lld.", static_cast<long long>(max_increment))));
+    const int64_t first = mint_span(e->family, 2 * n - 1);
+    const int64_t id = first + (n - 1);
+    if (first <= e->floor) {
         char *name = get_rel_name(e->seq);
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("sequence \"%s\": the id crid minted (%lld) is not above its last plain value (%lld)",
-                               name ? name : "?", static_cast<long long>(id), static_cast<long long>(e->floor)),
+                               name ? name : "?", static_cast<long long>(first), static_cast<long long>(e->floor)),
                         errhint("The server's clock or layout went back; crid_check() says more.")));
     }
     e->has_last = true;
