@@ -48,6 +48,14 @@ BEGIN
     RETURN v;
 END $$;
 SELECT regress.is_family(seq_take(), 'snowflake', 2) AS plpgsql, regress.is_family(seq_take(), 'snowflake', 2) AS again;
+-- SQL functions: one PostgreSQL runs on its own is planned through the
+-- hook; one it inlines into the calling statement (planned after the hook
+-- looked at it) reaches the sequence, which refuses naming itself.
+CREATE FUNCTION seq_take_sql() RETURNS SETOF bigint LANGUAGE sql AS $$ SELECT nextval('seq_serial_id_seq') $$;
+SELECT regress.is_family(seq_take_sql(), 'snowflake', 2) AS sql_function;
+CREATE FUNCTION seq_take_inlined() RETURNS bigint LANGUAGE sql AS $$ SELECT nextval('seq_serial_id_seq') $$;
+SELECT regress.sqlstate_of($$SELECT seq_take_inlined()$$) AS inlined,
+       position('seq_serial_id_seq' IN regress.error_of($$SELECT seq_take_inlined()$$)) > 0 AS names_sequence;
 -- Prepared statements, custom and generic plans.
 PREPARE take_one AS SELECT nextval('seq_serial_id_seq');
 PREPARE insert_one(text) AS INSERT INTO seq_serial (note) VALUES ($1) RETURNING id;

@@ -11,7 +11,7 @@
 source "$(dirname "$0")/lib.sh"
 
 prepare() {
-    bench_psql -q <<'SQL'
+    bench_psql -q >/dev/null <<'SQL'
 CREATE SEQUENCE IF NOT EXISTS bench_seq;
 CREATE TABLE IF NOT EXISTS bench_snowflake (id bigserial PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS bench_crid (id bigserial PRIMARY KEY);
@@ -38,15 +38,28 @@ statement_us() {
 
 bench_server_start <<<'crid.node_id = 1'
 prepare
-echo "Per-row cost of converted sequences (snowflake family; vs_first = ratio to snowflake_next())"
+echo "Per-row cost of converted sequences, default layout (41/10/12: at most 4,096 ids a millisecond per node, which bounds both)"
+echo "snowflake family; vs_first = ratio to snowflake_next()"
 per_row_table 'snowflake_next()' "nextval('bench_snowflake_id_seq')" "nextval('bench_seq')" 'random()'
 echo
-echo "Per-row cost of converted sequences (crid family; vs_first = ratio to crid_next())"
+echo "crid family; vs_first = ratio to crid_next()"
 per_row_table 'crid_next()' "nextval('bench_crid_id_seq')" "nextval('bench_seq')" 'random()'
 echo
-echo "INCREMENT BY 50, per value of 50 keys (each reserves 99 sequences of a unit: the default layout's 4,096 a millisecond hold 41 values)"
+echo "INCREMENT BY 50, per value of 50 keys (each value reserves 99 sequences of a unit: 4,096 a millisecond hold 41 values)"
 per_row_table 'snowflake_next()' "nextval('bench_pooled_id_seq')" 'random()'
 measure "a statement with crid preloaded and sequences converted" converted_us -- statement_us
+stop_server "$BENCH_DIR/data"
+trap - EXIT
+
+echo
+bench_server_start <<<$'crid.node_id = 1\ncrid.snowflake_sequence_bits = 16\ncrid.snowflake_node_bits = 6'
+prepare
+echo "The same with 16 sequence bits (65,536 ids a millisecond: the layout is not the limit)"
+echo "snowflake family; vs_first = ratio to snowflake_next()"
+per_row_table 'snowflake_next()' "nextval('bench_snowflake_id_seq')" "nextval('bench_seq')" 'random()'
+echo
+echo "INCREMENT BY 50, per value of 50 keys (65,536 sequences a millisecond hold 661 values)"
+per_row_table 'snowflake_next()' "nextval('bench_pooled_id_seq')" 'random()'
 stop_server "$BENCH_DIR/data"
 trap - EXIT
 
