@@ -3,11 +3,15 @@
 #include "sequences/converted_sequences.hpp"
 
 extern "C" {
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "fmgr.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/planner.h"
 #include "utils/fmgroids.h"
+#include "utils/syscache.h"
 }
 
 namespace crid::pg::sequences {
@@ -90,14 +94,61 @@ Node *rewrite_mutator(Node *node, void *context) {
     return expression_tree_mutator(node, rewrite_fn(), context);
 }
 
-// Only PostgreSQL calls and trivially destructible locals: an ERROR may
-// leave through this frame.
+// True for a SQL function whose body may call nextval(), currval() or
+// lastval(): PostgreSQL would inline it into the statement being planned,
+// after the hook looked at it, so such a function is kept a call while a
+// statement is planned in a database with crid; its own statement is then
+// planned through the hook when it runs.
+bool may_call_sequences(Oid fn) {
+    HeapTuple tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+    if (!HeapTupleIsValid(tuple))
+        return false;
+    bool found = false;
+    if (reinterpret_cast<Form_pg_proc>(GETSTRUCT(tuple))->prolang == SQLlanguageId) {
+        bool isnull = true;
+        Datum body = SysCacheGetAttr(PROCOID, tuple, Anum_pg_proc_prosrc, &isnull);
+        if (!isnull) {
+            const char *src = TextDatumGetCString(body);
+            found = strcasestr(src, "nextval") || strcasestr(src, "currval") || strcasestr(src, "lastval");
+        }
+    }
+    ReleaseSysCache(tuple);
+    return found;
+}
+
+int planning_depth = 0;
+needs_fmgr_hook_type previous_needs_fmgr = nullptr;
+
+bool needs_fmgr(Oid fn) {
+    if (previous_needs_fmgr && previous_needs_fmgr(fn))
+        return true;
+    return planning_depth > 0 && objects().installed && may_call_sequences(fn);
+}
+
+// Plans with planning_depth counting it. Only PostgreSQL calls and
+// trivially destructible locals: an ERROR may leave through this frame.
+PlannedStmt *plan_counted(Query *parse, const char *query_string, int cursor_options, ParamListInfo bound_params) {
+    PlannedStmt *stmt;
+    ++planning_depth;
+    PG_TRY();
+    {
+        stmt = previous_planner ? previous_planner(parse, query_string, cursor_options, bound_params)
+                                : standard_planner(parse, query_string, cursor_options, bound_params);
+    }
+    PG_CATCH();
+    {
+        --planning_depth;
+        PG_RE_THROW();
+    }
+    PG_END_TRY();
+    --planning_depth;
+    return stmt;
+}
+
 PlannedStmt *plan(Query *parse, const char *query_string, int cursor_options, ParamListInfo bound_params) {
     if (find_walker(reinterpret_cast<Node *>(parse), nullptr) && objects().installed)
         parse = reinterpret_cast<Query *>(rewrite_mutator(reinterpret_cast<Node *>(parse), nullptr));
-    if (previous_planner)
-        return previous_planner(parse, query_string, cursor_options, bound_params);
-    return standard_planner(parse, query_string, cursor_options, bound_params);
+    return plan_counted(parse, query_string, cursor_options, bound_params);
 }
 
 } // namespace
@@ -105,6 +156,8 @@ PlannedStmt *plan(Query *parse, const char *query_string, int cursor_options, Pa
 void install_plan_hook() {
     previous_planner = planner_hook;
     planner_hook = plan;
+    previous_needs_fmgr = needs_fmgr_hook;
+    needs_fmgr_hook = needs_fmgr;
 }
 
 } // namespace crid::pg::sequences

@@ -13,6 +13,11 @@
 // nextval(text::regclass)) goes to crid's function too, which serves a
 // sequence that is not converted as PostgreSQL's function would.
 //
+// A SQL function whose body names nextval(), currval() or lastval() is not
+// inlined while crid plans (needs_fmgr_hook says a hook wants its calls,
+// which PostgreSQL never inlines): its statement is planned, through this
+// hook, when it runs.
+//
 // What the hook cannot see (COPY FROM into an IDENTITY column, nextval()
 // called by C code) reaches the sequence itself, which
 // conversion left at its MAXVALUE: an ERROR naming the sequence, never a
