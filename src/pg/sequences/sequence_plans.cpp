@@ -122,7 +122,7 @@ needs_fmgr_hook_type previous_needs_fmgr = nullptr;
 bool needs_fmgr(Oid fn) {
     if (previous_needs_fmgr && previous_needs_fmgr(fn))
         return true;
-    return planning_depth > 0 && objects().installed && may_call_sequences(fn);
+    return planning_depth > 0 && may_call_sequences(fn) && objects().installed;
 }
 
 // Plans with planning_depth counting it. Only PostgreSQL calls and
