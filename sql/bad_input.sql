@@ -803,7 +803,8 @@ INSERT INTO regress.bad_input VALUES
 ('crid_sequence_convert(regclass, text)', ARRAY[$$'pg_class'$$, $$'crid'$$], '55000'),
 ('crid_sequence_revert(regclass)', ARRAY['NULL'], '22004'),
 ('crid_sequence_revert(regclass)', ARRAY[$$'pg_class'$$], '55000'),
-('crid_sequences_dropped()', '{}', '0A000'); -- an event trigger function: only called as one
+('crid_sequences_dropped()', '{}', '0A000'), -- an event trigger function: only called as one
+('crid_check_sequences()', '{}', 'ok');
 \set ECHO all
 
 -- The key the public id rows use.

@@ -261,6 +261,18 @@ DROP TABLE regress.seq_theirs;
 RESET ROLE;
 SELECT count(*) AS rows_after FROM crid_sequences;
 SELECT count(*) AS dangling FROM crid_sequences s WHERE NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = s.seq);
+-- crid_check() names a converted sequence whose guard was lifted, and a
+-- column no longer bigint, each with its fix.
+SELECT problem, object FROM crid_check() WHERE problem LIKE 'sequence%';
+ALTER SEQUENCE seq_always_id_seq NO MAXVALUE;
+ALTER TABLE seq_later ALTER COLUMN id TYPE numeric;
+SELECT problem, object, fix FROM crid_check() WHERE problem LIKE 'sequence%' ORDER BY problem;
+\o /dev/null
+SELECT fix FROM crid_check() WHERE problem LIKE 'sequence%' ORDER BY problem \gexec
+\o
+SELECT problem, object FROM crid_check() WHERE problem LIKE 'sequence%';
+INSERT INTO seq_always (note) VALUES ('guarded again') RETURNING regress.is_family(id, 'snowflake', 2) AS snowflake;
+SELECT regress.sqlstate_of($$COPY seq_always (note) FROM PROGRAM 'echo x'$$) AS copy_identity;
 -- Converted again after a revert.
 SELECT crid_sequence_convert('seq_serial', 'crid');
 INSERT INTO seq_serial (note) VALUES ('crid now') RETURNING regress.is_family(id, 'crid', 1) AS crid;

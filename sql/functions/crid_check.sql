@@ -14,5 +14,6 @@ BEGIN
     RETURN QUERY SELECT * FROM @extschema@.crid_check_replication();
     RETURN QUERY SELECT * FROM @extschema@.crid_check_server();
     RETURN QUERY SELECT * FROM @extschema@.crid_check_keys();
+    RETURN QUERY SELECT * FROM @extschema@.crid_check_sequences();
 END
 $$;
