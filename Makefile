@@ -72,6 +72,8 @@ REGRESS               += security_callers
 ISOLATION             += backfill_lock
 # Ids in JSON: layouts below 2^53.
 REGRESS               += javascript json_keys
+# Sequences converted to hand out snowflake or crid ids.
+REGRESS               += sequences
 TAP_TESTS   = 1
 PROVE_TESTS = test/tap/t/*.pl
 

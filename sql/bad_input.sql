@@ -880,7 +880,23 @@ INSERT INTO regress.bad_input VALUES
 ('crid_public_id_key_held(integer, bytea)', ARRAY['2147483000', $$'\x00'$$], 'ok'),
 ('crid_public_id_keys_check()', '{}', '0A000'), -- a PL/pgSQL trigger function: only called as a trigger
 ('crid_public_id_keys_changed()', '{}', '39P01'), -- a C trigger function: says it was not called as one
-('crid_public_id_keys_restored()', '{}', '39P01'); -- a C trigger function: says it was not called as one
+('crid_public_id_keys_restored()', '{}', '39P01'), -- a C trigger function: says it was not called as one
+-- Converted sequences: STRICT functions of a sequence; a relation that is
+-- no sequence is PostgreSQL's ERROR where crid hands over to its function.
+('crid_sequence_nextval(regclass)', ARRAY['NULL'], 'null'),
+('crid_sequence_nextval(regclass)', ARRAY[$$'pg_class'$$], '42809'),
+('crid_sequence_identity(regclass)', ARRAY['NULL'], 'null'),
+('crid_sequence_identity(regclass)', ARRAY[$$'pg_class'$$], '55000'),
+('crid_sequence_currval(regclass)', ARRAY['NULL'], 'null'),
+('crid_sequence_currval(regclass)', ARRAY[$$'pg_class'$$], '42809'),
+('crid_sequence_lastval()', '{}', '55000'),
+('crid_sequence_convert(regclass, text)', ARRAY['NULL', $$'snowflake'$$], '22004'),
+('crid_sequence_convert(regclass, text)', ARRAY[$$'pg_class'$$, 'NULL'], '22023'),
+('crid_sequence_convert(regclass, text)', ARRAY[$$'pg_class'$$, $$'crid'$$], '55000'),
+('crid_sequence_revert(regclass)', ARRAY['NULL'], '22004'),
+('crid_sequence_revert(regclass)', ARRAY[$$'pg_class'$$], '55000'),
+('crid_sequences_dropped()', '{}', '0A000'), -- an event trigger function: only called as one
+('crid_check_sequences()', '{}', 'ok');
 \set ECHO all
 
 -- The key the public id rows use.

@@ -16,5 +16,6 @@ BEGIN
     RETURN QUERY SELECT * FROM @extschema@.crid_check_public_ids();
     RETURN QUERY SELECT * FROM @extschema@.crid_check_keys();
     RETURN QUERY SELECT * FROM @extschema@.crid_check_json_keys();
+    RETURN QUERY SELECT * FROM @extschema@.crid_check_sequences();
 END
 $$;

@@ -178,6 +178,34 @@ class BlockServer {
         }
     }
 
+    // Serves `count` consecutive ids of one block (a converted sequence whose
+    // INCREMENT BY asks for a run of keys per value) and returns the first.
+    // One compare-and-swap on the ticket word claims the run, as
+    // take_with_gene() claims its tickets; when the rest of a block is too
+    // short, the claim takes that rest (a gap) and goes on in the next block.
+    // Returns empty, claiming nothing, when no published block covers the
+    // next ticket, and dropped, claiming nothing, when the block that does
+    // is shorter than `count` (only a larger crid.block_size can serve it).
+    Result take_run(uint64_t count) noexcept {
+        for (;;) {
+            uint64_t t = ticket_.load();
+            Snapshot s;
+            Cover cover = covering(t, s);
+            if (cover == Cover::none)
+                return {Result::Kind::empty, 0};
+            if (cover == Cover::stale)
+                continue;
+            if (s.size < count)
+                return {Result::Kind::dropped, 0};
+            const uint64_t end = s.base + s.size;
+            const bool fits = end - t >= count;
+            if (!ticket_.compare_exchange(t, fits ? t + count : end))
+                continue;
+            if (fits)
+                return {Result::Kind::id, s.first_id + int64_t(t - s.base)};
+        }
+    }
+
     // Producer: true when a block should be reserved: nothing is published,
     // or fewer than `threshold` ids remain in the published blocks (with
     // crid.threshold <= crid.block_size: the current block runs low and the

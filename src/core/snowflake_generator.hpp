@@ -163,4 +163,28 @@ Step claim(W &word, const Layout &layout, const Policy &policy, Clock &&now_unit
     }
 }
 
+// Claims `count` consecutive sequences of one unit from a shared word (a
+// converted sequence whose INCREMENT BY asks for a run of keys per value):
+// the issue step names the first, and the word is left at the last, so the
+// run is this caller's alone. A run that does not fit in the rest of the
+// clock's unit starts at the next unit (a wait, or a borrow as next() would
+// give for an exhausted unit). Compare-and-swap only: a run is never split
+// by racing adds, since any add changes the word the swap expects. `count`
+// must be 1 .. max_sequence(layout) + 1.
+template <Word W, class Clock>
+Step claim_run(W &word, const Layout &layout, const Policy &policy, Clock &&now_unit, int64_t count) {
+    uint64_t old = word.load();
+    for (;;) {
+        const int64_t now = now_unit();
+        Step step = next(layout, policy, old, now);
+        if (step.kind == Step::Kind::issue && step.sequence > max_sequence(layout) - (count - 1))
+            step = next(layout, policy, encode_state(layout, step.unit, max_sequence(layout)), now);
+        if (step.kind != Step::Kind::issue)
+            return step;
+        step.next_state = encode_state(layout, step.unit, step.sequence + (count - 1));
+        if (word.compare_exchange(old, step.next_state))
+            return step;
+    }
+}
+
 } // namespace crid::core::snowflake

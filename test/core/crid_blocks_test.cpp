@@ -261,6 +261,71 @@ TEST(crid_blocks_take_with_gene_moves_to_the_next_block) {
     CHECK(t->take().kind == Kind::empty);
 }
 
+// A run of consecutive ids from one block; a block whose rest is too short
+// is claimed as a gap and the run comes from the next; a block shorter than
+// the run is never claimed.
+TEST(crid_blocks_take_run_claims_consecutive_ids) {
+    auto s = fresh();
+    CHECK(s->take_run(5).kind == Kind::empty);
+    CHECK(s->publish(1000, 12));
+    Result r = s->take_run(5);
+    CHECK(r.kind == Kind::id);
+    CHECK_EQ(r.id, 1000);
+    CHECK_EQ(s->take_run(5).id, 1005);
+    CHECK_EQ(id_of(*s), 1010);
+    CHECK(s->take_run(5).kind == Kind::empty); // 1011 .. 1011 left: a gap
+    CHECK_EQ(s->remaining(), uint64_t(0));
+    CHECK(s->publish(2000, 4));
+    CHECK(s->take_run(5).kind == Kind::dropped); // never fits a block of 4
+    CHECK_EQ(s->remaining(), uint64_t(4));
+    CHECK_EQ(s->take_run(4).id, 2000);
+    CHECK(s->publish(3000, 100));
+    CHECK_EQ(s->take_run(1).id, 3000);
+}
+
+// Threads taking runs and single ids at once: every id is handed out once.
+TEST(crid_blocks_take_run_races_take) {
+    auto s = fresh<8, JitterAtomic>();
+    std::atomic<bool> stop{false};
+    std::thread producer([&] {
+        int64_t next = 0;
+        while (!stop.load()) {
+            if (s->needs_block(500) && s->publish(next, 1000))
+                next += 1000 + 7; // a hole between blocks
+            std::this_thread::yield();
+        }
+    });
+    std::vector<std::vector<int64_t>> got(4);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < 4; ++t)
+        pool.emplace_back([&, t] {
+            while (got[size_t(t)].size() < 20000) {
+                const uint64_t count = t % 2 ? 1 + uint64_t(got[size_t(t)].size() % 37) : 1;
+                Result r = count == 1 ? s->take() : s->take_run(count);
+                if (r.kind != Kind::id) {
+                    std::this_thread::yield();
+                    continue;
+                }
+                for (uint64_t i = 0; i < count; ++i)
+                    got[size_t(t)].push_back(r.id + int64_t(i));
+            }
+        });
+    for (auto &th : pool)
+        th.join();
+    stop = true;
+    producer.join();
+    std::vector<int64_t> all;
+    for (auto &g : got)
+        all.insert(all.end(), g.begin(), g.end());
+    std::sort(all.begin(), all.end());
+    CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
+    for (int64_t id : all)
+        if (id % 1007 >= 1000) { // in a hole between blocks
+            CHECK(id % 1007 < 1000);
+            break;
+        }
+}
+
 namespace {
 
 struct Published {

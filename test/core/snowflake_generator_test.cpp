@@ -554,3 +554,71 @@ TEST(threads_adding_past_tiny_units_stay_distinct) {
     auto clock = [&] { return calls.fetch_add(1) % 64 == 0 ? fake.fetch_add(1) + 1 : fake.load(); };
     race(l, policy, 8, 20000, clock, [&](const Step &) { fake.fetch_add(1); });
 }
+
+// Runs of consecutive sequences: the next free ones of the unit, the next
+// unit when the rest is too short (a wait while the clock is in the unit),
+// and never overlapping singles claimed in between.
+TEST(claim_run_takes_consecutive_sequences) {
+    Layout l = tiny(); // sequences 0 .. 3
+    LocalWord word;
+    int64_t clock = 100;
+    Step s = claim_run(
+        word, l, policy, [&] { return clock; }, 3);
+    CHECK(s.kind == Kind::issue);
+    CHECK_EQ(s.unit, 100);
+    CHECK_EQ(s.sequence, 0);
+    CHECK_EQ(state_sequence(l, word.load()), 2);
+    Step one = claim(word, l, policy, [&] { return clock; });
+    CHECK_EQ(one.sequence, 3);
+    Step full = claim_run(
+        word, l, policy, [&] { return clock; }, 2);
+    CHECK(full.kind == Kind::wait);
+    CHECK_EQ(full.wait_until_unit, 101);
+    clock = 101;
+    Step next_unit = claim_run(
+        word, l, policy, [&] { return clock; }, 4);
+    CHECK(next_unit.kind == Kind::issue);
+    CHECK_EQ(next_unit.unit, 101);
+    CHECK_EQ(next_unit.sequence, 0);
+    CHECK_EQ(state_sequence(l, word.load()), 3);
+    // A run that does not fit the rest of the unit starts the next one.
+    clock = 102;
+    CHECK_EQ(claim(word, l, policy, [&] { return clock; }).sequence, 0);
+    CHECK(claim_run(
+              word, l, policy, [&] { return clock; }, 4)
+              .kind == Kind::wait);
+    clock = 103;
+    Step later = claim_run(
+        word, l, policy, [&] { return clock; }, 4);
+    CHECK_EQ(later.unit, 103);
+    CHECK_EQ(later.sequence, 0);
+}
+
+// Threads claiming runs and singles from one word with the real clock: the
+// sequences of every run and single are distinct.
+TEST(claim_run_races_claim) {
+    Layout l = layout_named("epoch=2020-01-01,node=10,sequence=12");
+    auto clock = [&] { return unit_of_unix_ms(l, wall_clock_ns() / ns_per_ms); };
+    ThreadWord word;
+    std::vector<std::vector<int64_t>> ids(4);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < 4; ++t)
+        pool.emplace_back([&, t] {
+            auto &mine = ids[size_t(t)];
+            while (mine.size() < 40000) {
+                const int64_t count = t % 2 ? 99 : 1;
+                Step s = count == 1 ? claim(word, l, policy, clock) : claim_run(word, l, policy, clock, count);
+                if (s.kind != Kind::issue)
+                    continue;
+                for (int64_t i = 0; i < count; ++i)
+                    mine.push_back(id_from(l, s, 7, 0) + i);
+            }
+        });
+    for (auto &th : pool)
+        th.join();
+    std::vector<int64_t> all;
+    for (auto &mine : ids)
+        all.insert(all.end(), mine.begin(), mine.end());
+    std::sort(all.begin(), all.end());
+    CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
+}

@@ -27,6 +27,9 @@ CRID_PACKAGES+=(pgbouncer)
 CRID_PACKAGES+=(postgresql-15-pglogical)
 # crid's partition lifecycle scheduled by pg_cron (TAP 046).
 CRID_PACKAGES+=(postgresql-15-cron)
+# Converted sequences under real ORMs (TAP 055): SQLAlchemy 1.4, Django 3.2
+# and ActiveRecord 6.1 from Debian (Sequelize comes from npm).
+CRID_PACKAGES+=(python3-sqlalchemy python3-psycopg2 python3-django ruby-activerecord ruby-pg)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

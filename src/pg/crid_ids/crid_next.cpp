@@ -75,6 +75,30 @@ int64_t next_id(const core::BitField *gene, uint64_t value) {
     return r.id;
 }
 
+int64_t next_run(uint64_t count) {
+    require_minting("crid", "crid_next", "its background worker reserves the blocks. Decoding works without it.");
+    BlockShared *s = shared();
+    marks::check_registry_mark();
+    auto take = [&] {
+        ids::Result r = s->server.take_run(count);
+        // Only PostgreSQL calls around this ERROR: the waiting loop's
+        // condition variable is cancelled by the abort.
+        if (r.kind == ids::Result::Kind::dropped)
+            ereport(ERROR,
+                    (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                     errmsg("a run of %llu crid ids does not fit the blocks this server reserves",
+                            static_cast<unsigned long long>(count)),
+                     errhint("Raise crid.block_size to at least %llu.", static_cast<unsigned long long>(count))));
+        return r;
+    };
+    ids::Result r = take();
+    if (r.kind != ids::Result::Kind::id)
+        return take_after_waiting(s, take);
+    if (s->server.remaining() < pg_atomic_read_u64(&s->wake_below))
+        wake_filler();
+    return r.id;
+}
+
 } // namespace crid::pg::crid_ids
 
 extern "C" {

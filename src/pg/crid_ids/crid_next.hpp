@@ -15,4 +15,9 @@ namespace crid::pg::crid_ids {
 // and while the registry mark is damaged.
 int64_t next_id(const core::BitField *gene, uint64_t value);
 
+// The first of `count` consecutive crid ids of one block, all the caller's
+// (core::crid_ids::BlockServer::take_run), with next_id()'s refusals and
+// wait; ERROR 22003 for a run longer than the blocks this server reserves.
+int64_t next_run(uint64_t count);
+
 } // namespace crid::pg::crid_ids

@@ -16,6 +16,7 @@
 #include "snowflake/snowflake_settings.hpp"
 #include "public_ids/faces_in_plans.hpp"
 #include "queries_by_time/time_predicates.hpp"
+#include "sequences/sequence_plans.hpp"
 #include "uuidv7/uuidv7_source.hpp"
 
 extern "C" {
@@ -58,6 +59,8 @@ void _PG_init(void) {
         crid::pg::registry::load_registry_table();
         crid::pg::registry::validate_at_start();
         crid::pg::install_shared_memory_hooks();
+        // Converted sequences hand out crid ids through nextval() and IDENTITY.
+        crid::pg::sequences::install_plan_hook();
         crid::pg::crid_ids::set_timeout_explainer(crid::pg::worker::explain_timeout);
         crid::pg::snowflake::set_text_filter(crid::pg::registry::for_caller);
         // pg_upgrade's servers (binary upgrade mode) restore catalogs and

@@ -76,22 +76,20 @@ void wait_for_clock(int64_t until_unix_ms) {
 
 } // namespace
 
-int64_t mint(int64_t node, int64_t gene) {
-    require_minting("snowflake", "snowflake generation", "decoding works without it.");
-    marks::check_snowflake();
-    const core::snowflake::Layout &layout = server_layout();
-    check_ranges(layout, node, gene);
-    check_not_backfill_node(node);
-    check_node_allowed(node);
+namespace {
+
+// The loop of mint() and mint_run(): `claim` takes from the node's word,
+// given the layout, the policy and the clock; the checks are the caller's.
+template <class Claim>
+int64_t mint_on(const core::snowflake::Layout &layout, int64_t node, int64_t gene, Claim &&claim) {
     const core::snowflake::Policy policy = clock_policy();
     NodeWord &slot = node_words()[node];
     for (;;) {
         int64_t id = 0;
         Step step = pg::guarded([&] {
-            Step claimed = core::snowflake::claim(
-                slot.state, layout, policy,
-                [&] { return core::snowflake::unit_of_unix_ms(layout, core::wall_clock_ns() / core::ns_per_ms); },
-                process_slot_count());
+            Step claimed = claim(slot.state, policy, [&] {
+                return core::snowflake::unit_of_unix_ms(layout, core::wall_clock_ns() / core::ns_per_ms);
+            });
             if (claimed.kind == Step::Kind::issue)
                 id = core::snowflake::id_from(layout, claimed, node, gene);
             return claimed;
@@ -119,6 +117,38 @@ int64_t mint(int64_t node, int64_t gene) {
         });
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("%s", message), errhint("%s", hint)));
     }
+}
+
+} // namespace
+
+int64_t mint(int64_t node, int64_t gene) {
+    require_minting("snowflake", "snowflake generation", "decoding works without it.");
+    marks::check_snowflake();
+    const core::snowflake::Layout &layout = server_layout();
+    check_ranges(layout, node, gene);
+    check_not_backfill_node(node);
+    check_node_allowed(node);
+    return mint_on(layout, node, gene, [&](auto &word, const core::snowflake::Policy &policy, auto &&clock) {
+        return core::snowflake::claim(word, layout, policy, clock, process_slot_count());
+    });
+}
+
+int64_t mint_run(int64_t node, int64_t count) {
+    require_minting("snowflake", "snowflake generation", "decoding works without it.");
+    marks::check_snowflake();
+    const core::snowflake::Layout &layout = server_layout();
+    check_ranges(layout, node, 0);
+    check_not_backfill_node(node);
+    check_node_allowed(node);
+    if (count < 1 || count > core::snowflake::max_sequence(layout) + 1)
+        ereport(ERROR,
+                (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                 errmsg("a run of %lld snowflake sequences does not fit one time unit", static_cast<long long>(count)),
+                 errdetail("crid.snowflake_sequence_bits = %d allows %lld sequences a unit.", layout.sequence_bits,
+                           static_cast<long long>(core::snowflake::max_sequence(layout) + 1))));
+    return mint_on(layout, node, 0, [&](auto &word, const core::snowflake::Policy &policy, auto &&clock) {
+        return core::snowflake::claim_run(word, layout, policy, clock, count);
+    });
 }
 
 } // namespace crid::pg::snowflake

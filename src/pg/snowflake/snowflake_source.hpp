@@ -13,4 +13,10 @@ namespace crid::pg::snowflake {
 // clock too far behind, or no preloading.
 int64_t mint(int64_t node, int64_t gene);
 
+// The first of `count` consecutive sequences of one time unit of `node`,
+// with gene 0: the caller owns every id from it to the id of the last
+// sequence with the largest gene (core::snowflake::claim_run). The checks
+// and waits of mint(); ERROR 22003 for a run longer than a unit holds.
+int64_t mint_run(int64_t node, int64_t count);
+
 } // namespace crid::pg::snowflake
