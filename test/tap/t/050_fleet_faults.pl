@@ -31,7 +31,7 @@ use Time::HiRes qw(usleep time);
 
 my $seed = $ENV{CRID_FAULT_SEED} || (time() * 1000 % 1_000_000_007);
 my $rounds = $ENV{CRID_FAULT_ROUNDS} || 1;
-my @schedules = split /,/, ($ENV{CRID_FAULT_SCHEDULES} || 'late_release,lost_take');
+my @schedules = split /,/, ($ENV{CRID_FAULT_SCHEDULES} || 'late_release,lost_take,lost_blocks');
 diag("fault suite seed $seed (CRID_FAULT_SEED=$seed reruns it), $rounds round(s)");
 srand($seed);
 
@@ -50,18 +50,21 @@ my $registry = crid_node('faults_registry');
 $registry->safe_psql('postgres', "CREATE ROLE crid_fleet LOGIN;\n" . fleet_grants('crid_fleet')
 	  . 'CREATE TABLE minted (schedule text, round int, member text, id bigint);');
 
+# Clients: snowflake ids (kind 's') or crid ids ('c') for a while, in
+# bursts; a refusal is a line 'e:SQLSTATE', and the client goes on.
 my $mint_for = q{
-CREATE FUNCTION mint_for(seconds float8) RETURNS SETOF bigint LANGUAGE plpgsql AS $$
+CREATE FUNCTION mint_for(seconds float8, kind text DEFAULT 's') RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
     until timestamptz := clock_timestamp() + make_interval(secs => seconds);
 BEGIN
     WHILE clock_timestamp() < until LOOP
         BEGIN
             FOR i IN 1 .. 50 LOOP
-                RETURN NEXT snowflake_next();
+                RETURN NEXT CASE kind WHEN 's' THEN snowflake_next() ELSE crid_next() END;
             END LOOP;
             PERFORM pg_sleep(0.002);
-        EXCEPTION WHEN object_not_in_prerequisite_state THEN
+        EXCEPTION WHEN OTHERS THEN
+            RETURN NEXT 'e:' || SQLSTATE;
             PERFORM pg_sleep(0.01);
         END;
     END LOOP;
@@ -76,7 +79,7 @@ sub member
 	my $m = crid_node(
 		$name . '_' . ++$members,
 		conf => "crid.registry = '" . $proxy->connstr('postgres', 'crid_fleet') . "'\n"
-		  . "crid.registry_timeout = '1s'\ncrid.node_lease_ttl = '${ttl_ms}ms'\n"
+		  . "crid.registry_timeout = '1s'\ncrid.node_lease_ttl = '${ttl_ms}ms'\ncrid.allocation_timeout = '500ms'\n"
 		  . "crid.node_id = 'lease'\ncrid.snowflake_nodes = '$node'\n");
 	$m->safe_psql('postgres', $mint_for);
 	return { node => $m, proxy => $proxy, name => $name };
@@ -111,22 +114,37 @@ sub worker_pid
 }
 sub mint_start
 {
-	my ($m, $seconds) = @_;
-	return psql_start($m->{node}->connstr('postgres'), "SELECT * FROM mint_for($seconds)");
+	my ($m, $seconds, $kind) = @_;
+	$kind ||= 's';
+	return psql_start($m->{node}->connstr('postgres'), "SELECT * FROM mint_for($seconds, '$kind')");
 }
-# Records the ids a client got; returns how many.
+# Records the ids a client got, and counts its refusals by SQLSTATE in
+# %errors; returns how many ids.
+my %errors;
 sub record
 {
 	my ($schedule, $round, $m, $session) = @_;
 	my $out = psql_finish($session, "the client of $m->{name}");
 	my $file = PostgreSQL::Test::Utils::tempdir() . "/ids_${schedule}_${round}_$m->{name}";
 	open(my $fh, '>', $file) or die;
-	print $fh "$_\n" for split /\n/, $out;
+	my $ids = 0;
+	for (split /\n/, $out)
+	{
+		if (/^e:(\w+)$/) { $errors{"$schedule $round"}{$1}++; next }
+		print $fh "$_\n";
+		$ids++;
+	}
 	close $fh;
 	$registry->safe_psql('postgres',
 		"\\copy minted (id) FROM '$file'\n"
 		  . "UPDATE minted SET schedule = '$schedule', round = $round, member = '$m->{name}' WHERE schedule IS NULL");
-	return scalar(() = $out =~ /\n/g) + (length $out ? 1 : 0);
+	return $ids;
+}
+sub errors_text
+{
+	my ($key) = @_;
+	my $e = $errors{$key} || {};
+	return join(', ', map { "$_ x$e->{$_}" } sort keys %$e) || 'none';
 }
 sub duplicates
 {
@@ -164,6 +182,10 @@ for my $round (1 .. $rounds)
 		elsif ($schedule eq 'lost_take')
 		{
 			lost_take($r);
+		}
+		elsif ($schedule eq 'lost_blocks')
+		{
+			lost_blocks($r);
 		}
 		else
 		{
@@ -220,8 +242,8 @@ sub late_release
 	cmp_ok($minted, '>', 0, "$schedule $round: clients minted");
 	my $dups = duplicates($schedule, $round);
 	is($dups, 0, "$schedule $round: no id served twice");
-	$summary{"$schedule $round"} = sprintf('%s round %d (seed %s): %d ids, %d served twice, minting again %.1f s after the heal',
-		$schedule, $round, $seed, $minted, $dups, $took);
+	$summary{"$schedule $round"} = sprintf('%s round %d (seed %s): %d ids, %d served twice, minting again %.1f s after the heal; refusals: %s',
+		$schedule, $round, $seed, $minted, $dups, $took, errors_text("$schedule $round"));
 	$_->{node}->stop, $_->{proxy}->stop for $holder, $waiter;
 }
 
@@ -263,8 +285,53 @@ sub lost_take
 SELECT (SELECT min(id) FROM minted WHERE schedule = '$schedule' AND round = $round AND member = 'waiter')
      > (SELECT max(id) FROM minted WHERE schedule = '$schedule' AND round = $round AND member = 'ahead')}),
 		't', "$schedule $round: every id of the waiter is above every id of the holder whose clock was ahead");
-	$summary{"$schedule $round"} = sprintf('%s round %d (seed %s): %d ids, %d served twice, minting again %.1f s after the heal',
-		$schedule, $round, $seed, $minted, $dups, $took);
+	$summary{"$schedule $round"} = sprintf('%s round %d (seed %s): %d ids, %d served twice, minting again %.1f s after the heal; refusals: %s',
+		$schedule, $round, $seed, $minted, $dups, $took, errors_text("$schedule $round"));
 	$h->{proxy}->command('heal');
 	$_->{node}->stop, $_->{proxy}->stop for $h, $w;
+}
+
+# --- lost_blocks -----------------------------------------------------------
+# crid ids: two members reserve blocks through their proxies while the
+# answers to reservations are dropped, a flow is held and healed, and flows
+# are reset, in an order and with pauses drawn from the seed.
+sub lost_blocks
+{
+	my ($r) = @_;
+	my ($schedule, $round) = @$r{qw(schedule round)};
+	my @ms = (member('blocks_a'), member('blocks_b'));
+	$_->{node}->poll_query_until('postgres', 'SELECT crid_next() > 0') for @ms;
+	my @clients = map { [ $_, mint_start($_, 14, 'c') ] } @ms, @ms;
+	my @faults = ('drop_after crid_registry_reserve($4', 'hold', 'reset', 'drop_replies');
+	my @plan;
+	for (1 .. 4)
+	{
+		my $m = $ms[ int(rand(2)) ];
+		my $fault = $faults[ int(rand(@faults)) ];
+		my $pause = 0.3 + rand(1.5);
+		push @plan, sprintf('%s on %s for %.2f s', $fault, $m->{name}, $pause);
+		$m->{proxy}->command($fault);
+		usleep($pause * 1e6);
+		$m->{proxy}->command($fault eq 'hold' ? 'heal' : 'pass');
+	}
+	diag("$schedule round $round: " . join('; ', @plan));
+	my $healed = time();
+	my $again = 1;
+	for my $m (@ms)
+	{
+		$again &&= wait_until("$m->{name} minting crid ids", 3 * $ttl_ms / 1000, sub {
+			my ($ret) = $m->{node}->psql('postgres', 'SELECT crid_next()');
+			$ret == 0;
+		});
+	}
+	my $took = time() - $healed;
+	ok($again, "$schedule $round: every member mints crid ids again within three TTLs of the heal");
+	my $minted = 0;
+	$minted += record($schedule, $round, @$_) for @clients;
+	cmp_ok($minted, '>', 0, "$schedule $round: clients minted crid ids");
+	my $dups = duplicates($schedule, $round);
+	is($dups, 0, "$schedule $round: no crid id served twice");
+	$summary{"$schedule $round"} = sprintf('%s round %d (seed %s): %d ids, %d served twice, minting again %.1f s after the heal; refusals: %s',
+		$schedule, $round, $seed, $minted, $dups, $took, errors_text("$schedule $round"));
+	$_->{node}->stop, $_->{proxy}->stop for @ms;
 }
