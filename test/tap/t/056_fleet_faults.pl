@@ -80,7 +80,8 @@ sub member
 		$name . '_' . ++$members,
 		conf => "crid.registry = '" . $proxy->connstr('postgres', 'crid_fleet') . "'\n"
 		  . "crid.registry_timeout = '1s'\ncrid.node_lease_ttl = '${ttl_ms}ms'\ncrid.allocation_timeout = '500ms'\n"
-		  . "crid.node_id = 'lease'\ncrid.snowflake_nodes = '$node'\n");
+		  . "crid.node_id = 'lease'\ncrid.snowflake_nodes = '$node'\n",
+		open => 0);    # (its own crid_allocations is not its registry)
 	$m->safe_psql('postgres', $mint_for);
 	return { node => $m, proxy => $proxy, name => $name };
 }
