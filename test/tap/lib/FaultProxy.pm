@@ -200,7 +200,9 @@ sub serve
 				$select->add($client, $server);
 				next;
 			}
-			my $f = $flows{ fileno($fh) } or do { $select->remove($fh); next };
+			my $fd = fileno($fh);
+			next unless defined $fd;    # closed with its flow earlier in this pass
+			my $f = $flows{$fd} or do { $select->remove($fh); next };
 			my $from_client = defined $f->{client} && $fh == $f->{client};
 			my $n = sysread($fh, my $buf, 65536);
 			if (!$n)
