@@ -151,7 +151,7 @@ sql/crid--$(EXTVERSION).sql: $(BASE_SCRIPT) $(UPGRADE_SCRIPTS)
 	     '\echo Use "CREATE EXTENSION crid" to load this file. \quit'; \
 	   for f in $^; do printf '\n-- ==== %s\n' "$$f"; sed '/^\\echo Use "/d' "$$f"; done; } > $@
 
-.PHONY: demo demo-stop test test-all core-test bench format print-% dist
+.PHONY: demo demo-stop test test-all test-faults core-test bench format print-% dist
 
 # `make dist`: the PGXN bundle crid-<version>.zip, a git archive of the
 # release tag v<version> (DIST_REF=HEAD for a snapshot), after META.json
@@ -179,6 +179,13 @@ else
 endif
 test-all:
 	@test/harness/run-every-version.sh
+# make test-faults: the fleet's fault schedules (test/tap/t/056_fleet_faults.pl:
+# registry messages held, delayed, dropped, reset) for FAULT_ROUNDS rounds
+# each, timing drawn from a seed it prints (FAULT_SEED=N reruns one); make
+# test runs one round. crid must be built and installed.
+FAULT_ROUNDS ?= 2
+test-faults:
+	@CRID_FAULT_ROUNDS=$(FAULT_ROUNDS) CRID_FAULT_SEED=$(FAULT_SEED) test/harness/run-tap.sh test/tap/t/056_fleet_faults.pl
 core-test:
 	@test/harness/run-core-tests.sh
 bench:

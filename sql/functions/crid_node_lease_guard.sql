@@ -21,6 +21,10 @@
 --   be a stale copy of a row the table lost renewals of), before `since`
 --   plus the delay.
 --
+-- A row taken over (its token changes) loses its generation and keeps its
+-- previous holder's bound in taken_above_ms (sql/registry/
+-- crid_node_leases_fencing.sql says why).
+--
 -- A row that no take wrote (a take sets renewed_at to its transaction's
 -- now()) came from elsewhere, a restore: it keeps its values, enters the
 -- ledger and moves `since` (once a transaction). A row taken over that the
@@ -52,6 +56,13 @@ BEGIN
     END IF;
     IF TG_OP = 'UPDATE' AND OLD.token = NEW.token THEN
         RETURN NEW;  -- its holder's own row
+    END IF;
+    IF TG_OP = 'UPDATE' THEN
+        -- Taken over: the new holder's first renewal claims the row with its
+        -- generation (the old holder's means nothing to it), and returns the
+        -- bound its ids start above, even when the take's answer was lost.
+        NEW.generation := NULL;
+        NEW.taken_above_ms := OLD.high_water_ms;
     END IF;
     IF TG_OP = 'INSERT' AND EXISTS (SELECT FROM @extschema@.crid_node_leases l WHERE l.node = NEW.node) THEN
         RETURN NEW;  -- an upsert's insert that updates the row: ruled on as an update

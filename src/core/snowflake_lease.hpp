@@ -23,6 +23,18 @@
 // A server that takes back its own node (the same server, restarted) starts
 // above its own high-water mark, which covers every id it ever returned.
 //
+// Messages late, twice or unanswered. A renewal or release may reach the
+// registry after its sender gave up on it, or after a later worker process
+// of the same postmaster took the row back; a take may commit and its answer
+// be lost. So each worker claims its rows with a generation that only grows
+// (its monotonic clock at start and at each take), a renewal claims only a
+// row no later generation claimed, a release counts only for the generation
+// that claimed the row, and only once; bounds only rise but at a release,
+// whose value is the exact bound of what was served. A row taken over keeps
+// the old holder's bound, which the first renewal of a generation returns:
+// the worker raises the node above it whether or not its take's answer came
+// (sql/registry/crid_node_leases_fencing.sql, docs/fleet.md).
+//
 // A holder is one live postmaster: its token is made at its start (kept
 // across a crash restart of its backends, which the postmaster survives), so
 // a clone of its data directory, a promoted standby or the same server

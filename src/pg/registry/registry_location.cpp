@@ -99,26 +99,44 @@ constexpr const char *check_query =
 
 void count_sink(void *context, int, const char *const *) noexcept { ++*static_cast<int *>(context); }
 
+// One row when crid_node_leases in schema $1 has the column `generation`
+// that fences lease statements (crid 0.4.0: sql/registry/crid_node_leases_fencing.sql).
+constexpr const char *fencing_query =
+    "SELECT FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) a.attrelid"
+    " JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace"
+    " WHERE n.nspname OPERATOR(pg_catalog.=) $1::pg_catalog.name"
+    " AND c.relname OPERATOR(pg_catalog.=) 'crid_node_leases'::pg_catalog.name"
+    " AND a.attname OPERATOR(pg_catalog.=) 'generation'::pg_catalog.name AND NOT a.attisdropped";
+
 // The continuity check beside the leases (a registry of crid older than
 // 0.3.0 has none): Found::ok, or Found::outdated with the way out.
 Found locate_check(Session &session, Location &out, const char *schema, bool extension, Failure &failure) {
-    int found = 0;
+    int found = 0, fenced = 0;
     NameRow oid;
-    Statement statements[2];
+    Statement statements[3];
     statements[0].set(check_query, {schema}, count_sink, &found);
     statements[1].set("SELECT n.oid::pg_catalog.text FROM pg_catalog.pg_namespace n"
                       " WHERE n.nspname OPERATOR(pg_catalog.=) $1::pg_catalog.name",
                       {schema}, name_sink, &oid);
-    if (!session.run(statements, 2, true, failure))
+    statements[2].set(fencing_query, {schema}, count_sink, &fenced);
+    if (!session.run(statements, 3, true, failure))
         return Found::failed;
     std::snprintf(out.schema, sizeof out.schema, "%s", schema);
     std::snprintf(out.schema_oid, sizeof out.schema_oid, "%s", oid.name);
+    const char *way_out = extension ? "ALTER EXTENSION crid UPDATE" : "crid_registry_server.sql (docs/fleet.md) again";
     if (found < 3) {
         set_failure(failure, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                     "%s lacks crid_registry_check(), crid_registry_reserve() or crid_node_lease_take() in schema "
                     "\"%s\", with which crid 0.3.0 checks every reservation and leases nodes; run %s there",
-                    session.name(), schema,
-                    extension ? "ALTER EXTENSION crid UPDATE" : "crid_registry_server.sql (docs/fleet.md) again");
+                    session.name(), schema, way_out);
+        return Found::outdated;
+    }
+    if (fenced < 1) {
+        set_failure(failure, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                    "%s has no column \"generation\" in %s.crid_node_leases, with which crid 0.4.0 fences lease "
+                    "renewals and releases that arrive late or twice: upgrade the registry before its members, "
+                    "run %s there",
+                    session.name(), schema, way_out);
         return Found::outdated;
     }
     qualified(out.check, sizeof out.check, schema, "crid_registry_check");

@@ -18,6 +18,7 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <initializer_list>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -40,20 +41,27 @@ struct LeaseState {
     int64_t next_due_ns = 0;                           // the next round is due then (monotonic)
     int64_t failures = 0;                              // rounds failed in a row, for the pause before the next
     char logged_failure[sizeof Failure::message] = ""; // the last failure logged, so a repeated one is said once
+    // The generation this worker claims its rows with (fencing, sql/registry/
+    // crid_node_leases_fencing.sql): this server's monotonic clock when the
+    // worker started or last sent a take, so it only grows across the
+    // worker processes of a postmaster and their attempts; 0 before the
+    // first round.
+    int64_t generation = 0;
 } leases;
 
 core::lease::Timing timing() { return core::lease::Timing{registry::lease_ttl_ms()}; }
 
-// Parameters of the lease statements, each statement taking the first n
+// Parameters of the lease statements, each statement taking those it uses
 // (PostgreSQL refuses a parameter a statement does not use, its type
-// unknown): $1/$2 the wanted node ranges (first[], last[]), $3 this server
-// for people, $4 its token, $5 the bound written into held rows, $6 the TTL
-// in ms, $7 the takeover delay in ms, $8 the kind.
+// unknown): the wanted node ranges (first[], last[]), this server for
+// people, its token, the bound written into held rows, the TTL in ms, the
+// takeover delay in ms, the kind and the generation; in this order they are
+// $1 to $9 of the statements that take them all.
 constexpr size_t ranges_text = core::lease::Ranges::max_ranges * 7 + 3;
 struct Params {
     char first[ranges_text], last[ranges_text];
-    char holder[256], token[24], bound[24], ttl[24], delay[24], kind[8];
-    const char *values[8];
+    char holder[256], token[24], bound[24], ttl[24], delay[24], kind[8], generation[24];
+    const char *values[9];
     void fill(const core::lease::Ranges &r, const NodeFence *s, int64_t bound_ms, const core::lease::Timing &t,
               bool lease_mode) {
         size_t a = 0, b = 0;
@@ -71,17 +79,16 @@ struct Params {
         std::snprintf(ttl, sizeof ttl, "%lld", static_cast<long long>(t.ttl_ms));
         std::snprintf(delay, sizeof delay, "%lld", static_cast<long long>(t.takeover_delay_ms()));
         std::snprintf(kind, sizeof kind, "%s", lease_mode ? "lease" : "static");
-        const char *all[8] = {first, last, holder, token, bound, ttl, delay, kind};
+        std::snprintf(generation, sizeof generation, "%lld", static_cast<long long>(leases.generation));
+        const char *all[9] = {first, last, holder, token, bound, ttl, delay, kind, generation};
         std::memcpy(values, all, sizeof values);
     }
-    // `st` runs `sql` with the first n parameters; `third` replaces $3 (the
-    // statements that name this server by its token there).
-    void use(Statement &st, const char *sql, int n, RowSink sink, void *context, const char *third = nullptr) const {
+    // `st` runs `sql` with the parameters of indexes `which` as $1, $2, ...
+    void use(Statement &st, const char *sql, std::initializer_list<int> which, RowSink sink, void *context) const {
         st.set(sql, {}, sink, context);
-        st.nparams = n;
-        std::memcpy(st.params, values, size_t(n) * sizeof(char *));
-        if (third)
-            st.params[2] = third;
+        st.nparams = 0;
+        for (int i : which)
+            st.params[st.nparams++] = values[i];
     }
 };
 
@@ -148,24 +155,34 @@ constexpr const char *take_one_sql =
     " $3::pg_catalog.text, $4::pg_catalog.text, $5::pg_catalog.int8, $6::pg_catalog.int8, $7::pg_catalog.int8) t";
 
 // Every round: renew what this server holds of the wanted nodes (found by
-// its token), writing its bound; the rows returned are what it holds until
-// lease_until, and how long it must still wait before minting on each (its
-// mint_from).
+// its token), writing its bound, which only rises; the rows returned are
+// what it holds until lease_until, how long it must still wait before
+// minting on each (its mint_from), and the bound its previous holder wrote
+// (taken_above_ms). The renewal claims each row for this worker's generation
+// ($7): only a row no later generation claimed, nor this one released, is
+// renewed, so a renewal that arrives late, or twice, changes nothing a later
+// worker (or attempt) did.
 constexpr const char *renew_sql =
     "UPDATE %1$s l SET lease_until = " LEASE_UNTIL ", renewed_at = pg_catalog.now(), holder = $3,"
-    " high_water_ms = GREATEST(l.high_water_ms, $5::pg_catalog.int8), released_at = NULL"
+    " high_water_ms = GREATEST(l.high_water_ms, $5::pg_catalog.int8), released_at = NULL, generation = $7::pg_catalog.int8"
     " WHERE l.token OPERATOR(pg_catalog.=) $4 AND " IN_RANGES("l.node")
+    " AND (l.generation IS NULL OR l.generation OPERATOR(pg_catalog.<) $7::pg_catalog.int8"
+    "  OR (l.generation OPERATOR(pg_catalog.=) $7::pg_catalog.int8 AND l.released_at IS NULL))"
     " RETURNING l.node, " UNTIL_MS("l.lease_until") ","
     " GREATEST(pg_catalog.ceil(pg_catalog.date_part('epoch', l.mint_from OPERATOR(pg_catalog.-) pg_catalog.now())"
-    "  OPERATOR(pg_catalog.*) 1000), 0)::pg_catalog.int8";
+    "  OPERATOR(pg_catalog.*) 1000), 0)::pg_catalog.int8, l.taken_above_ms";
 
 // At a planned exit: every row of this server lapses now, marked released,
 // its bound lowered to what this server really minted ($2; $1 is its
 // token), so the next holder (this server started again, say) takes the
-// node and mints on it at once, without a jump ahead.
+// node and mints on it at once, without a jump ahead. Only rows this worker
+// (generation $3) or an earlier one claimed last, and not released yet: a
+// release that arrives late, after a later worker of this server claimed
+// the row again, or twice, changes nothing.
 constexpr const char *release_sql =
     "UPDATE %1$s l SET lease_until = pg_catalog.now(), high_water_ms = $2::pg_catalog.int8,"
-    " released_at = pg_catalog.now() WHERE l.token OPERATOR(pg_catalog.=) $1";
+    " released_at = pg_catalog.now() WHERE l.token OPERATOR(pg_catalog.=) $1"
+    " AND l.generation OPERATOR(pg_catalog.<=) $3::pg_catalog.int8 AND l.released_at IS NULL";
 
 // clang-format on
 
@@ -228,6 +245,13 @@ struct Renewed {
     uint32 waiting[max_nodes / 32] = {}; // ... but not to be minted on yet
     int64 wait_ms = INT64_MAX;           // the least wait of those
     int32 waiting_node = -1;             // ... and its node
+    // The bounds of the previous holders (taken_above_ms): 64 exactly, the
+    // rest folded into the greatest of them.
+    int raises = 0;
+    int32 raise_node[64];
+    int64 raise_above[64];
+    int64 overflow_above = -1;
+    uint32 overflow[max_nodes / 32] = {};
 };
 void renewed_sink(void *context, int columns, const char *const *v) noexcept {
     auto *r = static_cast<Renewed *>(context);
@@ -238,6 +262,16 @@ void renewed_sink(void *context, int columns, const char *const *v) noexcept {
         return;
     r->bits[node >> 5] |= 1u << (node & 31);
     ++r->count;
+    if (columns >= 4 && v[3]) {
+        int64 above = std::strtoll(v[3], nullptr, 10);
+        if (r->raises < 64) {
+            r->raise_node[r->raises] = int32(node);
+            r->raise_above[r->raises++] = above;
+        } else {
+            r->overflow[node >> 5] |= 1u << (node & 31);
+            r->overflow_above = std::max(r->overflow_above, above);
+        }
+    }
     if (v[1])
         r->lease_until_ms = std::strtoll(v[1], nullptr, 10);
     int64 wait = v[2] ? std::strtoll(v[2], nullptr, 10) : 0;
@@ -336,6 +370,7 @@ struct Round {
     uint32 wanted_bits[max_nodes / 32] = {};
     bool all_held = true;
     bool hold_one = false; // lease mode, a node already held
+    bool claim = false;    // the round claims the rows with a new generation
     int64_t t0 = 0;        // monotonic time the round was sent
     int64_t wall_ms = 0;   // wall clock then
     int64_t bound = 0;     // the bound written into held rows
@@ -365,6 +400,13 @@ bool plan(Round &r) {
     if (r.want.count == 0)
         return false;
     r.t0 = core::monotonic_ns();
+    // A new generation at the worker's first round and at every round that
+    // takes: the renewal then claims every row anew, and returns the bound
+    // of each row's previous holder, which the worker raises its nodes above
+    // (a take whose answer was lost told it nothing).
+    r.claim = leases.generation == 0 || (r.lease_mode ? !r.hold_one : !r.all_held);
+    if (r.claim)
+        leases.generation = std::max(r.t0, leases.generation + 1);
     r.wall_ms = core::wall_clock_ns() / core::ns_per_ms;
     r.bound = core::lease::bound_ms(r.t, r.wall_ms, marks::high_water_ms(), clock_policy().borrow_ms);
     return true;
@@ -380,15 +422,15 @@ bool statements(Round &r, const Location &where, Failure &failure) {
     TakenOne one;
     if (r.lease_mode && !r.hold_one) {
         std::snprintf(take, sizeof take, take_one_sql, where.take);
-        r.p.use(st[n++], take, 7, take_one_sink, &one);
+        r.p.use(st[n++], take, {0, 1, 2, 3, 4, 5, 6}, take_one_sink, &one);
     } else if (!r.lease_mode && !r.all_held) {
         std::snprintf(lock, sizeof lock, lock_sql, where.leases);
-        r.p.use(st[n++], lock, 3, locked_sink, &r.locked, r.p.token);
+        r.p.use(st[n++], lock, {0, 1, 3}, locked_sink, &r.locked);
         std::snprintf(take, sizeof take, take_sql, where.leases);
-        r.p.use(st[n++], take, 8, taken_sink, &r.taken);
+        r.p.use(st[n++], take, {0, 1, 2, 3, 4, 5, 6, 7}, taken_sink, &r.taken);
     }
     std::snprintf(renew, sizeof renew, renew_sql, where.leases);
-    r.p.use(st[n++], renew, 6, renewed_sink, &r.renewed);
+    r.p.use(st[n++], renew, {0, 1, 2, 3, 4, 5, 8}, renewed_sink, &r.renewed);
     if (!run(st, n, true, failure))
         return false;
     if (r.lease_mode && !r.hold_one) {
@@ -398,14 +440,33 @@ bool statements(Round &r, const Location &where, Failure &failure) {
     return true;
 }
 
-// Nodes taken over start above the bound their previous holder wrote.
+// Nodes taken over start above the bound their previous holder wrote: the
+// one the take returned, and the one the renewal of a new generation
+// returned (taken_above_ms), which a take whose answer was lost did not.
 void raise_taken(Round &r) {
     Failure failure;
+    auto drop = [&r](int32 node) { r.renewed.bits[node >> 5] &= ~(1u << (node & 31)); };
     for (int i = 0; i < r.taken.count; ++i)
         if (!raise(r.taken.node[i], r.taken.raise_to[i], failure)) {
-            int32 node = r.taken.node[i];
-            r.renewed.bits[node >> 5] &= ~(1u << (node & 31));
+            drop(r.taken.node[i]);
             fail(failure);
+        }
+    if (!r.claim)
+        return;
+    for (int i = 0; i < r.renewed.raises; ++i)
+        if (!raise(r.renewed.raise_node[i], r.renewed.raise_above[i], failure)) {
+            drop(r.renewed.raise_node[i]);
+            fail(failure);
+        }
+    if (r.renewed.overflow_above < 0)
+        return;
+    for (int w = 0; w < max_nodes / 32; ++w)
+        for (uint32 bits = r.renewed.overflow[w]; bits; bits &= bits - 1) {
+            int32 node = w * 32 + __builtin_ctz(bits);
+            if (!raise(node, r.renewed.overflow_above, failure)) {
+                drop(node);
+                fail(failure);
+            }
         }
 }
 
@@ -586,11 +647,12 @@ void release_leases() {
         return;
     }
     Failure failure;
-    char release[1024], bound_text[24];
+    char release[1024], bound_text[24], generation_text[24];
     std::snprintf(release, sizeof release, release_sql, where->leases);
     std::snprintf(bound_text, sizeof bound_text, "%lld", static_cast<long long>(bound + 1));
+    std::snprintf(generation_text, sizeof generation_text, "%lld", static_cast<long long>(leases.generation));
     Statement st;
-    st.set(release, {s->token, bound_text});
+    st.set(release, {s->token, bound_text, generation_text});
     if (run(&st, 1, true, failure))
         ereport(LOG, (errmsg("crid: released %lld snowflake node lease%s at exit", static_cast<long long>(st.rows),
                              st.rows == 1 ? "" : "s")));
