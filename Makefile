@@ -179,13 +179,13 @@ else
 endif
 test-all:
 	@test/harness/run-every-version.sh
-# make test-faults: the fleet's fault schedules (test/tap/t/056_fleet_faults.pl:
+# make test-faults: the fleet's fault schedules (test/tap/t/039_fleet_faults.pl:
 # registry messages held, delayed, dropped, reset) for FAULT_ROUNDS rounds
 # each, timing drawn from a seed it prints (FAULT_SEED=N reruns one); make
 # test runs one round. crid must be built and installed.
 FAULT_ROUNDS ?= 2
 test-faults:
-	@CRID_FAULT_ROUNDS=$(FAULT_ROUNDS) CRID_FAULT_SEED=$(FAULT_SEED) test/harness/run-tap.sh test/tap/t/056_fleet_faults.pl
+	@CRID_FAULT_ROUNDS=$(FAULT_ROUNDS) CRID_FAULT_SEED=$(FAULT_SEED) test/harness/run-tap.sh test/tap/t/039_fleet_faults.pl
 core-test:
 	@test/harness/run-core-tests.sh
 bench:

@@ -169,7 +169,7 @@ installcheck() {
 # TAP files by how long they take, the slowest first, so that none starts
 # last and keeps the others waiting; the rest in name order, files not
 # listed among them.
-TAP_SLOWEST=(056_fleet_faults 035_lease_seams 036_registry_ha 040_active_active 020_registry_backwards 032_node_leases
+TAP_SLOWEST=(039_fleet_faults 035_lease_seams 036_registry_ha 040_active_active 020_registry_backwards 032_node_leases
              037_registry_pgbouncer 046_pg_cron
              041_crid_check 031_fleet_registry 033_plain_registry 034_registry_seams 042_all_tables_publication)
 # How many TAP files run at once (TAP_JOBS=1: one after the other).
