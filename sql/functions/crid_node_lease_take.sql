@@ -4,7 +4,7 @@
 -- returns it with the bound its previous holder wrote (raise_to: the new
 -- holder's ids start above it; NULL when nobody held it), or node NULL
 -- with how many nodes were probed and how many of those other live servers
--- hold. The crid worker runs exactly this, in the transaction that then
+-- hold. The block reserver runs exactly this, in the transaction that then
 -- renews what the server holds; when it may mint on the node is the
 -- trigger crid_node_lease_guard's word (mint_from).
 --

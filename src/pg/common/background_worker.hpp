@@ -1,4 +1,4 @@
-// Registering crid's background workers (the registry worker, the
+// Registering crid's background workers (the block reserver, the
 // high-water keeper): each started once the server is out of recovery, and
 // again by the postmaster a second after it exits.
 #pragma once

@@ -23,7 +23,7 @@ namespace {
 namespace ids = core::crid_ids;
 
 // ERROR for a crid_next() that waited crid.allocation_timeout in vain,
-// saying what the filler knows of the cause, with a hint for it.
+// saying what the block reserver knows of the cause, with a hint for it.
 [[noreturn]] void raise_timeout(BlockShared *s) {
     pg_atomic_fetch_add_u64(&s->wait_timeouts, 1);
     char why[256] = "no process reserves crid blocks", detail[512] = "", hint[512] = "";
@@ -35,7 +35,7 @@ namespace ids = core::crid_ids;
              detail[0] ? errdetail("%s.", detail) : 0, hint[0] ? errhint("%s", hint) : 0));
 }
 
-// Waits for the filler to publish a block, then takes an id with `take`.
+// Waits for the block reserver to publish a block, then takes an id with `take`.
 template <class Take>
 int64_t take_after_waiting(BlockShared *s, Take &&take) {
     pg_atomic_fetch_add_u64(&s->sync_waits, 1);

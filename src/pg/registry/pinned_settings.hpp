@@ -1,4 +1,4 @@
-// The session settings the registry worker pins on its registry session,
+// The session settings the block reserver pins on its registry session,
 // whatever the database, its owner or a role set (ALTER DATABASE ... SET,
 // ALTER ROLE ... SET): reservations must be durable before any id of them
 // is served, and names, timeouts, read-only defaults or replication-role

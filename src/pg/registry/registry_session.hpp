@@ -1,4 +1,4 @@
-// One small interface between the crid worker's reservation logic and the
+// One small interface between the block reserver's reservation logic and the
 // registry it talks to, so that logic is written once: the local registry
 // (crid.registry_database on this server, through SPI) and a remote one
 // (crid.registry, through libpq) run the same statements with the same

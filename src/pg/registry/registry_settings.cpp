@@ -49,7 +49,7 @@ void define_settings() {
                                "Empty: the local crid.registry_database. Only superusers see it.", &registry_text, "",
                                fixed, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("crid.registry_timeout",
-                            "How long the crid worker waits for a remote registry to connect or answer.",
+                            "How long the block reserver waits for a remote registry to connect or answer.",
                             "Past it the worker gives the connection up and connects again.", &timeout_setting, 10000,
                             min_timeout_ms, 3600 * 1000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("crid.node_lease_ttl", "How long a snowflake node lease lasts without a renewal.",

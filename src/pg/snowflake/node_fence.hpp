@@ -2,7 +2,7 @@
 // nodes it holds in a registry (crid.registry set, or crid.node_id = 'lease'):
 // which nodes it holds, until when (on the monotonic clock) its leases are
 // safely held, and what backends tell a caller whose node is not held. The
-// registry worker's lease rounds (worker/lease_rounds.hpp) write it; every
+// block reserver's lease rounds (worker/lease_rounds.hpp) write it; every
 // snowflake id of a fenced server reads it (two atomic loads and a vDSO
 // clock read). core/snowflake_lease.hpp has the argument.
 #pragma once

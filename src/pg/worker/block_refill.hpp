@@ -1,4 +1,4 @@
-// The registry worker's supply of crid blocks: reserving blocks in the
+// The block reserver's supply of crid blocks: reserving blocks in the
 // registry while the server runs low, and publishing into the block server
 // (crid_ids/block_shared.hpp) those that lie above everything it served before
 // (core/registry_guard.hpp), after the registry mark covers them.

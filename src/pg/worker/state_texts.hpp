@@ -1,4 +1,4 @@
-// What each state of the registry worker (worker_shared.hpp) means, in one
+// What each state of the block reserver (worker_shared.hpp) means, in one
 // table: its name in crid_registry_status(), and why crid_next() found no
 // block in that state and what to do about it.
 #pragma once

@@ -1,4 +1,4 @@
-// The registry worker ("crid block reserver"): the background process that
+// The block reserver ("crid block reserver"): the background process that
 // talks to the registry for this server. It reserves crid blocks there (each
 // in a transaction of its own that commits before any id of the block is
 // served: a rollback or crash of the backend that used the ids cannot free

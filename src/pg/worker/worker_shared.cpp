@@ -21,7 +21,7 @@ void request_status() { RequestAddinShmemSpace(sizeof(WorkerStatus)); }
 
 void startup_status() {
     bool created = false;
-    shared = shared_struct<WorkerStatus>("crid registry worker", created);
+    shared = shared_struct<WorkerStatus>("crid block reserver", created);
     if (!created)
         return;
     SpinLockInit(&shared->lock);

@@ -1,4 +1,4 @@
-// What the registry worker tells everyone else, in shared memory: its state
+// What the block reserver tells everyone else, in shared memory: its state
 // and last detail (for crid_next()'s timeout error and
 // crid_registry_status()), and the counters of its registry round trips
 // (crid_stats()). Written by the worker only, read by any backend.

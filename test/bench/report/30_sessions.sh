@@ -40,7 +40,7 @@ section_sessions() {
     echo
     echo "pgbench, ${secs}s per point, each transaction \`SELECT count(f()) FROM generate_series(1, $per_tx)\`"
     echo "(ids per second = transactions per second x $per_tx). This machine has $(nproc) cores, so 4 sessions"
-    echo "share them with each other and with the crid worker."
+    echo "share them with each other and with the block reserver."
     echo
     echo "$table"
     echo

@@ -129,7 +129,7 @@ sub start
 
 # The signal that stops pgbouncer at once, every client and server
 # connection closed: SIGTERM up to 1.22 (Debian 12 has 1.18), SIGQUIT from
-# 1.23 on, where SIGTERM waits for every client to leave (a crid worker
+# 1.23 on, where SIGTERM waits for every client to leave (a block reserver
 # never does).
 sub immediate_signal
 {
