@@ -475,13 +475,18 @@ void raise_taken(Round &r) {
 // dropped first, and counted as lost.
 void publish_held(const Round &r, const uint32 *usable) {
     NodeFence *s = snowflake::fence();
+    // Lost nodes leave the fence before the window moves on: a backend that
+    // reads the new window must no longer see a node the round lost (when
+    // renewals failed past the old window, another server may mint on it).
+    drop_held_except(r.renewed.bits, true);
+    pg_write_barrier();
     if (r.renewed.count > 0) {
         pg_atomic_write_u64(&s->valid_until_ns, uint64(r.t0 + r.t.window_ms() * core::ns_per_ms));
         pg_atomic_write_u64(&s->renewed_at_ns, uint64(r.t0));
         pg_atomic_fetch_add_u64(&s->renewals, 1);
     }
+    // New nodes join only under the window that covers them.
     pg_write_barrier();
-    drop_held_except(r.renewed.bits, true);
     for (int w = 0; w < max_nodes / 32; ++w)
         if (usable[w])
             pg_atomic_fetch_or_u32(&s->held[w], usable[w]);
