@@ -47,7 +47,7 @@ as_root make -C "$CRID_ROOT/test/module" -s install PG_CONFIG="$PG_CONFIG" >/dev
 BINDIR=$(pg_bindir)
 PGXS_DIR=$(pgxs_dir)
 WORK=$(scratch_dir test)
-cp -r "$CRID_ROOT/sql" "$CRID_ROOT/expected" "$CRID_ROOT/test" "$CRID_ROOT/Makefile" "$CRID_ROOT/crid.control" \
+cp -r "$CRID_ROOT/sql" "$CRID_ROOT/expected" "$CRID_ROOT/test" "$CRID_ROOT/docs" "$CRID_ROOT/Makefile" "$CRID_ROOT/crid.control" \
     "$CRID_ROOT/META.json" "$WORK/"
 [ "$(id -u)" = 0 ] && chown -R postgres: "$WORK"
 log "test outputs in $WORK"

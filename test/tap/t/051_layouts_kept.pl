@@ -67,7 +67,8 @@ INSERT INTO continued SELECT snowflake_pack(now() - interval '1 hour' * g, 3, 0,
   FROM generate_series(1, 10) g;
 });
 like(problems($node), qr/^key_above_now public\.continued\.id$/m, 'crid_check() names a continued scheme on the wrong layout');
-unlike(problems($node), qr/events|plain/, 'and not the tables made under the layout of now');
+unlike(problems($node), qr/^(?:key_above_now|partition_layout) .*(?:events|plain)/m,
+	'and not the tables made under the layout of now (json_key_unsafe, about their width, may name them)');
 
 # A role's check reads no table it may not read, and runs no policy of
 # another role's: both skipped with a NOTICE.
