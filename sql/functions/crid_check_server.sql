@@ -226,5 +226,32 @@ BEGIN
                                      WHERE e.extname = 'crid')));
         RETURN NEXT;
     END IF;
+
+    -- The registry database's owner can stop minting on this whole server:
+    -- it may rename crid's schema there (crid then refuses it, never follows
+    -- the name: docs/security.md), drop that schema or the database. Named
+    -- when the registry is a database of this server and its owner is no
+    -- superuser.
+    -- For the roles that see where the registry is (pg_monitor's, above).
+    IF pg_catalog.has_function_privilege('@extschema@.crid_registry_status()'::pg_catalog.regprocedure, 'EXECUTE')
+       AND NOT remote AND pg_catalog.current_setting('crid.registry_database', true) IS NOT NULL THEN
+        SELECT d.datname, a.rolname INTO r
+        FROM pg_catalog.pg_database d JOIN pg_catalog.pg_roles a ON a.oid OPERATOR(pg_catalog.=) d.datdba
+        WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_setting('crid.registry_database', true)
+          AND NOT a.rolsuper;
+        IF FOUND THEN
+            problem := 'registry_owner';
+            object := r.datname::text;
+            detail := pg_catalog.format('the registry database %I is owned by role %I, which is no superuser: '
+                                        'renaming or dropping crid''s schema there stops crid_next() and leases on '
+                                        'this whole server (crid refuses a renamed schema rather than follow its '
+                                        'name)', r.datname, r.rolname);
+            fix := pg_catalog.format('ALTER DATABASE %I OWNER TO %I; -- or another role trusted with minting '
+                                     'for every database of this server; the schema crid is in there too',
+                                     r.datname, (SELECT b.rolname FROM pg_catalog.pg_roles b
+                                                 WHERE b.oid OPERATOR(pg_catalog.=) 10));
+            RETURN NEXT;
+        END IF;
+    END IF;
 END
 $$;

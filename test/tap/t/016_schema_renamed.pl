@@ -112,5 +112,13 @@ like($node->safe_psql('postgres', 'SELECT count(DISTINCT crid_next()) FROM gener
 	qr/^3000$/, 'crid_next() mints again once crid\'s schema has its name back');
 is($node->safe_psql('reg', q{SELECT count(*) FROM planted.stolen}), '0', 'still no planted function ran');
 
+# crid_check() names the registry database's owner, who could do this, with
+# the fix (a superuser owner); after it, the row is gone.
+like($node->safe_psql('postgres', q{SELECT problem || ' ' || object || ': ' || fix FROM crid_check() WHERE problem = 'registry_owner'}),
+	qr/^registry_owner reg: ALTER DATABASE reg OWNER TO /, 'crid_check() names a registry database owned by no superuser');
+$node->safe_psql('postgres', 'ALTER DATABASE reg OWNER TO CURRENT_USER');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM crid_check() WHERE problem = 'registry_owner'}), '0',
+	'... and not after the fix');
+
 $node->stop;
 done_testing();
