@@ -1,5 +1,6 @@
 # Attacks on what issue 39's review left: a database owner, no superuser,
-# against the planner hooks of a library newer than its database's crid.
+# against the planner hooks and the block reserver of a library newer than
+# its database's crid.
 #
 # A server runs one crid library for every database, but each database's
 # crid is at the version its last ALTER EXTENSION crid UPDATE left: between
@@ -71,5 +72,38 @@ SELECT crid_sequence_convert('public.victim_id_seq')});
 ($ret, $out, $err) = $node->psql('old3', q{INSERT INTO public.victim (v) VALUES (2) RETURNING id > 1000000});
 is($out, 't', 'after the update, the converted serial hands out snowflake ids');
 ok(!superuser_gained(), 'the database owner is no superuser');
+
+# --- the block reserver, in a registry database whose crid is 0.1.0 -------
+# The worker, the bootstrap superuser, calls crid_registry_check,
+# crid_registry_reserve and crid_node_lease_take in crid's schema once it
+# finds them there (with crid_node_leases.generation): 0.1.0 has none, and
+# the database owner may create them in public. They must not be taken for
+# crid's: the registry is outdated, and says so.
+my $server = crid_node('reserver', open => 0, conf => qq{crid.registry_database = 'reg'
+crid.allocation_timeout = '2s'
+log_min_messages = warning});
+$server->safe_psql('postgres', 'CREATE ROLE atk_owner LOGIN');
+$server->safe_psql('postgres', 'CREATE DATABASE reg OWNER atk_owner');
+$server->safe_psql('reg', q{CREATE EXTENSION crid VERSION '0.1.0'});
+$server->safe_psql('reg', $trap . q{
+CREATE TABLE public.crid_node_leases (node integer, generation bigint);
+CREATE FUNCTION public.crid_registry_check(regclass, OUT refused_from_ts bigint, OUT floor_ts bigint,
+    OUT live_max_ts bigint, OUT now_unix_ms bigint, OUT epoch timestamptz, OUT max_skew_ms bigint,
+    OUT changed boolean, OUT identity text, OUT reason text)
+    LANGUAGE plpgsql AS $t$ BEGIN PERFORM public.atk_trap(); END $t$;
+CREATE FUNCTION public.crid_registry_reserve(regclass, bigint, bigint, bigint, bigint) RETURNS bigint
+    LANGUAGE plpgsql AS $t$ BEGIN RETURN public.atk_trap(); END $t$;
+CREATE FUNCTION public.crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)
+    RETURNS TABLE (node integer) LANGUAGE plpgsql AS $t$ BEGIN PERFORM public.atk_trap(); END $t$;
+}, extra_params => [ '-U', 'atk_owner' ]);
+my $log_offset = -s $server->logfile;
+$server->restart;
+($ret, $out, $err) = $server->psql('reg', 'SELECT crid_next()');
+isnt($ret, 0, 'crid_next() fails: the registry has no crid_registry_check of crid');
+my $log = slurp_file($server->logfile, $log_offset);
+unlike($log, qr/crid-trap/, 'the worker ran no planted function');
+like($log, qr/lacks crid_registry_check/, 'the worker says the registry is outdated');
+is($server->safe_psql('postgres', "SELECT rolsuper FROM pg_roles WHERE rolname = 'atk_owner'"), 'f',
+	'the registry database owner is no superuser');
 
 done_testing();
