@@ -191,6 +191,18 @@ Found locate(Session &session, Location &out, Failure &failure) {
             return Found::bad_table;
         }
         qualified(out.table, sizeof out.table, configured.schema, configured.name);
+        // Here the worker is the bootstrap superuser: without crid in the
+        // database, the functions it would call beside the table are
+        // whoever's may create in that schema (the database owner's), never
+        // known to be crid's. Only a remote registry, reached as the role
+        // crid.registry names, may be one without crid's C code.
+        if (!extension.found && !session.remote()) {
+            set_failure(failure, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                        "extension \"crid\" is not installed in %s, where crid.registry_table names %s: the worker "
+                        "calls only crid's own functions in its own database",
+                        session.name(), out.shown);
+            return Found::no_extension;
+        }
         // Leases live beside crid when it is installed there, else beside
         // the registry table (a registry made by sql/registry/crid_registry_server.sql).
         const char *beside = extension.found ? extension.name : configured.schema;

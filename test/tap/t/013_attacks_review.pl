@@ -106,4 +106,34 @@ like($log, qr/lacks crid_registry_check/, 'the worker says the registry is outda
 is($server->safe_psql('postgres', "SELECT rolsuper FROM pg_roles WHERE rolname = 'atk_owner'"), 'f',
 	'the registry database owner is no superuser');
 
+# --- and in a registry database without crid, beside crid.registry_table --
+# The same functions, planted beside the table crid.registry_table names in
+# a database where crid is not installed: the worker of this server must
+# not take them for a registry server's.
+$server->safe_psql('postgres', "ALTER ROLE atk_owner NOSUPERUSER");
+$server->safe_psql('postgres', 'CREATE DATABASE reg2 OWNER atk_owner');
+$server->safe_psql('reg2', $trap . q{
+CREATE TABLE public.crid_allocations (ts bigint PRIMARY KEY, next_seq bigint NOT NULL);
+CREATE TABLE public.crid_node_leases (node integer, generation bigint);
+CREATE FUNCTION public.crid_registry_check(regclass, OUT refused_from_ts bigint, OUT floor_ts bigint,
+    OUT live_max_ts bigint, OUT now_unix_ms bigint, OUT epoch timestamptz, OUT max_skew_ms bigint,
+    OUT changed boolean, OUT identity text, OUT reason text)
+    LANGUAGE plpgsql AS $t$ BEGIN PERFORM public.atk_trap(); END $t$;
+CREATE FUNCTION public.crid_registry_reserve(regclass, bigint, bigint, bigint, bigint) RETURNS bigint
+    LANGUAGE plpgsql AS $t$ BEGIN RETURN public.atk_trap(); END $t$;
+CREATE FUNCTION public.crid_node_lease_take(integer[], integer[], text, text, bigint, bigint, bigint, integer)
+    RETURNS TABLE (node integer) LANGUAGE plpgsql AS $t$ BEGIN PERFORM public.atk_trap(); END $t$;
+}, extra_params => [ '-U', 'atk_owner' ]);
+$server->append_conf('postgresql.conf', qq{crid.registry_database = 'reg2'
+crid.registry_table = 'public.crid_allocations'});
+$log_offset = -s $server->logfile;
+$server->restart;
+($ret, $out, $err) = $server->psql('postgres', 'SELECT crid_next()');
+isnt($ret, 0, 'crid_next() fails: the registry database has no crid');
+$log = slurp_file($server->logfile, $log_offset);
+unlike($log, qr/crid-trap/, 'the worker ran no planted function beside the registry table');
+like($log, qr/extension "crid" is not installed in/, 'the worker says crid is missing there');
+is($server->safe_psql('postgres', "SELECT rolsuper FROM pg_roles WHERE rolname = 'atk_owner'"), 'f',
+	'the registry database owner is no superuser');
+
 done_testing();
