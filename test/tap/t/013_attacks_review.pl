@@ -73,6 +73,25 @@ SELECT crid_sequence_convert('public.victim_id_seq')});
 is($out, 't', 'after the update, the converted serial hands out snowflake ids');
 ok(!superuser_gained(), 'the database owner is no superuser');
 
+# --- crid_check() behind a table its owner keeps locked --------------------
+# crid_check()'s key parts read each crid-keyed table's largest id; an owner
+# who holds an ACCESS EXCLUSIVE lock on its table must not make a
+# superuser's crid_check() (or the CREATE PUBLICATION whose event trigger
+# runs it) wait for as long as it likes: the table is skipped and named.
+$node->safe_psql('old3', 'CREATE TABLE public.held (id bigint PRIMARY KEY DEFAULT snowflake_next())',
+	extra_params => [ '-U', 'atk_owner' ]);
+my $holder = psql_start($node->connstr('old3') . ' user=atk_owner application_name=holder',
+	'BEGIN', 'LOCK TABLE public.held IN ACCESS EXCLUSIVE MODE', 'SELECT pg_sleep(60)');
+$node->poll_query_until('old3',
+	q{SELECT count(*) > 0 FROM pg_locks WHERE relation = 'public.held'::regclass AND mode = 'AccessExclusiveLock' AND granted})
+  or die 'the holder never took its lock';
+($ret, $out, $err) = $node->psql('old3',
+	q{SET statement_timeout = '30s'; SELECT string_agg(problem, ',') FROM crid_check() WHERE object LIKE '%held%'});
+is($ret, 0, "a superuser's crid_check() finishes while a table's owner holds it locked");
+like($err, qr/public\.held.*skipped/, 'it names the locked table as skipped');
+$node->safe_psql('postgres', q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'holder'});
+$holder->{run}->kill_kill;
+
 # --- the block reserver, in a registry database whose crid is 0.1.0 -------
 # The worker, the bootstrap superuser, calls crid_registry_check,
 # crid_registry_reserve and crid_node_lease_take in crid's schema once it
