@@ -896,6 +896,8 @@ INSERT INTO regress.bad_input VALUES
 ('crid_sequence_revert(regclass)', ARRAY['NULL'], '22004'),
 ('crid_sequence_revert(regclass)', ARRAY[$$'pg_class'$$], '55000'),
 ('crid_sequences_dropped()', '{}', '0A000'), -- an event trigger function: only called as one
+('crid_sequences_forget(regclass)', ARRAY['NULL'], 'null'),
+('crid_sequences_forget(regclass)', ARRAY[$$'pg_class'$$], 'ok'), -- no row: nothing removed
 ('crid_check_sequences()', '{}', 'ok');
 \set ECHO all
 

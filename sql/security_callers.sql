@@ -155,6 +155,36 @@ SELECT relation, column_name, state, rows_done, rows_left FROM crid_backfill_pro
 RESET ROLE;
 SELECT count(*) FILTER (WHERE v = id::integer * 100) AS refilled FROM public.h39_keyed;
 
+-- crid_sequences: every backend's planner reads it for each nextval() it
+-- plans, and every DROP's event trigger writes it. A role may not lock it
+-- (that would stop every serial INSERT of new sessions and every DROP in the
+-- database), nor delete rows of sequences it does not own; the rows of its
+-- own sequences it removes through crid (crid_sequence_revert).
+CREATE TABLE public.h39_serial (id bigserial PRIMARY KEY);
+ALTER TABLE public.h39_serial OWNER TO regress_h39_owner;
+SET crid.node_id = 7;
+SET ROLE regress_h39_owner;
+SELECT crid_sequence_convert('public.h39_serial_id_seq') AS converted;
+RESET ROLE;
+SET ROLE regress_h39_stranger;
+SELECT what, regress.sqlstate_of(statement) AS sqlstate
+FROM (VALUES
+    ('lock it', 'LOCK TABLE crid_sequences IN ACCESS EXCLUSIVE MODE'),
+    ('lock it against readers', 'LOCK TABLE crid_sequences IN SHARE ROW EXCLUSIVE MODE'),
+    ('delete rows', 'DELETE FROM crid_sequences'),
+    ('forget a row through crid', $$SELECT crid_sequences_forget('public.h39_serial_id_seq')$$),
+    ('revert it', $$SELECT crid_sequence_revert('public.h39_serial_id_seq')$$))
+    AS t(what, statement);
+RESET ROLE;
+SELECT count(*) AS still_converted FROM crid_sequences WHERE seq = 'public.h39_serial_id_seq'::regclass;
+SET ROLE regress_h39_owner;
+SELECT crid_sequence_revert('public.h39_serial_id_seq') > 0 AS reverted;
+SELECT crid_sequence_convert('public.h39_serial') AS converted_again;
+DROP TABLE public.h39_serial;
+RESET ROLE;
+SELECT count(*) AS rows_of_dropped FROM crid_sequences WHERE seq::oid NOT IN (SELECT oid FROM pg_class);
+RESET crid.node_id;
+
 -- crid_check() answers a role without pg_monitor: what it may not see is
 -- one row that says so, not an ERROR.
 SET ROLE regress_h39_stranger;

@@ -12,11 +12,15 @@
 -- query and so runs no code of the table's owner, in plain or partitioned tables without row-level
 -- security or foreign partitions. A table it may not or will not read gets
 -- a row 'json_key_unread' saying why, when its ids would pass 2^53 - 1
--- within a year anyway it is still named (by the layout alone).
+-- within a year anyway it is still named (by the layout alone). A table
+-- locked for longer than the lock_timeout is one it will not read: its
+-- owner could otherwise hold a superuser's crid_check() (and the CREATE
+-- PUBLICATION whose event trigger runs it) for as long as it liked.
 CREATE FUNCTION crid_check_json_keys(OUT problem text, OUT object text, OUT detail text, OUT fix text)
     RETURNS SETOF record
     LANGUAGE plpgsql VOLATILE SECURITY INVOKER
     SET search_path = pg_catalog, pg_temp
+    SET lock_timeout = '2s'
 AS $$
 DECLARE
     max_safe constant bigint := 9007199254740991;

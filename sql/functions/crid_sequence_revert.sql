@@ -36,7 +36,7 @@ BEGIN
     END IF;
     next_value := CASE family WHEN 'crid' THEN @extschema@.crid_next() ELSE @extschema@.snowflake_next() END
                   OPERATOR(pg_catalog.+) 1;
-    DELETE FROM @extschema@.crid_sequences s WHERE s.seq OPERATOR(pg_catalog.=) seq;
+    PERFORM @extschema@.crid_sequences_forget(seq);
     EXECUTE pg_catalog.format('ALTER SEQUENCE %s AS bigint NO MAXVALUE RESTART WITH %s', seq, next_value);
     SELECT d.refobjid::regclass, a.attname INTO owner_table, owner_column
       FROM pg_catalog.pg_depend d

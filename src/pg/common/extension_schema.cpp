@@ -4,8 +4,10 @@ extern "C" {
 #include "access/genam.h"
 #include "access/stratnum.h"
 #include "access/table.h"
+#include "catalog/dependency.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_extension.h"
+#include "commands/extension.h"
 #include "utils/fmgroids.h"
 }
 
@@ -22,6 +24,13 @@ Oid crid_schema() {
     systable_endscan(scan);
     table_close(rel, AccessShareLock);
     return nsp;
+}
+
+bool crid_member(Oid classid, Oid objid) {
+    if (!OidIsValid(objid))
+        return false;
+    Oid extension = get_extension_oid("crid", true);
+    return OidIsValid(extension) && getExtensionOfObject(classid, objid) == extension;
 }
 
 } // namespace crid::pg

@@ -1,6 +1,7 @@
 #include "queries_by_time/time_keys.hpp"
 
 #include "common/boundary.hpp"
+#include "common/extension_schema.hpp"
 #include "crid_ids/crid_ids_settings.hpp"
 #include "common/args.hpp"
 
@@ -133,8 +134,12 @@ Oid function_in(Oid nsp, const char *name, int nargs, const Oid *argtypes) {
     // Straight from the catalog cache: a lookup by qualified name would check
     // USAGE on the schema, and fail every query of a role without it when
     // crid lives in a schema of its own (CREATE EXTENSION crid SCHEMA crid).
-    return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid, CStringGetDatum(name),
-                           PointerGetDatum(buildoidvector(argtypes, nargs)), ObjectIdGetDatum(nsp));
+    // Only crid's own: in a database whose crid is older than the library,
+    // a function it lacks may be anyone's who can create in crid's schema,
+    // and the planner would add it to every role's queries.
+    Oid fn = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid, CStringGetDatum(name),
+                             PointerGetDatum(buildoidvector(argtypes, nargs)), ObjectIdGetDatum(nsp));
+    return pg::crid_member(ProcedureRelationId, fn) ? fn : InvalidOid;
 }
 
 Expr *call(Oid funcid, Oid rettype, List *args) {

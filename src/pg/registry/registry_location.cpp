@@ -83,10 +83,24 @@ void qualified(char *out, size_t size, const char *schema, const char *name) {
     pfree(text);
 }
 
+// Whether object p.oid (c.oid) of catalog `catalog` is a member of extension crid,
+// when $2 says crid is installed there: in a database whose crid is older
+// than the objects the worker calls, a function or table of their name in
+// crid's schema is whoever's may create there (the database owner's), and
+// the block reserver would run it as the bootstrap superuser.
+#define CRID_MEMBER(object, catalog)                                                                                   \
+    " AND ($2::pg_catalog.bool IS NOT TRUE OR EXISTS (SELECT FROM pg_catalog.pg_depend d"                              \
+    " JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid"                                       \
+    " WHERE d.classid OPERATOR(pg_catalog.=) '" catalog "'::pg_catalog.regclass"                                       \
+    " AND d.objid OPERATOR(pg_catalog.=) " object                                                                      \
+    " AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass"                          \
+    " AND d.deptype OPERATOR(pg_catalog.=) 'e'::pg_catalog.\"char\""                                                   \
+    " AND e.extname OPERATOR(pg_catalog.=) 'crid'::pg_catalog.name))"
+
 // One row for each of crid_registry_check(regclass),
 // crid_registry_reserve(regclass, int8, int8, int8, int8) and
 // crid_node_lease_take(int4[], int4[], text, text, int8, int8, int8, int4)
-// that schema $1 holds.
+// that schema $1 holds (crid's own, where crid is installed: $2).
 constexpr const char *check_query =
     "SELECT FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace"
     " WHERE n.nspname OPERATOR(pg_catalog.=) $1::pg_catalog.name"
@@ -95,7 +109,8 @@ constexpr const char *check_query =
     "   OR (p.proname OPERATOR(pg_catalog.=) 'crid_registry_reserve'::pg_catalog.name"
     "       AND p.proargtypes OPERATOR(pg_catalog.=) '2205 20 20 20 20'::pg_catalog.oidvector)"
     "   OR (p.proname OPERATOR(pg_catalog.=) 'crid_node_lease_take'::pg_catalog.name"
-    "       AND p.proargtypes OPERATOR(pg_catalog.=) '1007 1007 25 25 20 20 20 23'::pg_catalog.oidvector))";
+    "       AND p.proargtypes OPERATOR(pg_catalog.=) '1007 1007 25 25 20 20 20 23'::pg_catalog.oidvector))" CRID_MEMBER(
+        "p.oid", "pg_catalog.pg_proc");
 
 void count_sink(void *context, int, const char *const *) noexcept { ++*static_cast<int *>(context); }
 
@@ -106,7 +121,9 @@ constexpr const char *fencing_query =
     " JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace"
     " WHERE n.nspname OPERATOR(pg_catalog.=) $1::pg_catalog.name"
     " AND c.relname OPERATOR(pg_catalog.=) 'crid_node_leases'::pg_catalog.name"
-    " AND a.attname OPERATOR(pg_catalog.=) 'generation'::pg_catalog.name AND NOT a.attisdropped";
+    " AND a.attname OPERATOR(pg_catalog.=) 'generation'::pg_catalog.name AND NOT a.attisdropped" CRID_MEMBER(
+        "c.oid", "pg_catalog.pg_class");
+#undef CRID_MEMBER
 
 // The continuity check beside the leases (a registry of crid older than
 // 0.3.0 has none): Found::ok, or Found::outdated with the way out.
@@ -114,11 +131,12 @@ Found locate_check(Session &session, Location &out, const char *schema, bool ext
     int found = 0, fenced = 0;
     NameRow oid;
     Statement statements[3];
-    statements[0].set(check_query, {schema}, count_sink, &found);
+    const char *members = extension ? "true" : "false";
+    statements[0].set(check_query, {schema, members}, count_sink, &found);
     statements[1].set("SELECT n.oid::pg_catalog.text FROM pg_catalog.pg_namespace n"
                       " WHERE n.nspname OPERATOR(pg_catalog.=) $1::pg_catalog.name",
                       {schema}, name_sink, &oid);
-    statements[2].set(fencing_query, {schema}, count_sink, &fenced);
+    statements[2].set(fencing_query, {schema, members}, count_sink, &fenced);
     if (!session.run(statements, 3, true, failure))
         return Found::failed;
     std::snprintf(out.schema, sizeof out.schema, "%s", schema);
@@ -173,6 +191,18 @@ Found locate(Session &session, Location &out, Failure &failure) {
             return Found::bad_table;
         }
         qualified(out.table, sizeof out.table, configured.schema, configured.name);
+        // Here the worker is the bootstrap superuser: without crid in the
+        // database, the functions it would call beside the table are
+        // whoever's may create in that schema (the database owner's), never
+        // known to be crid's. Only a remote registry, reached as the role
+        // crid.registry names, may be one without crid's C code.
+        if (!extension.found && !session.remote()) {
+            set_failure(failure, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                        "extension \"crid\" is not installed in %s, where crid.registry_table names %s: the worker "
+                        "calls only crid's own functions in its own database",
+                        session.name(), out.shown);
+            return Found::no_extension;
+        }
         // Leases live beside crid when it is installed there, else beside
         // the registry table (a registry made by sql/registry/crid_registry_server.sql).
         const char *beside = extension.found ? extension.name : configured.schema;

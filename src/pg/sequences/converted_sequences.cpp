@@ -8,6 +8,7 @@ extern "C" {
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "catalog/dependency.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_sequence.h"
 #include "utils/acl.h"
@@ -81,8 +82,12 @@ void ensure_table() {
 Oid function_in(Oid nsp, const char *name, int nargs, const Oid *argtypes) {
     // Straight from the catalog cache, as the planner hook of queries by
     // time does: a lookup by name would check USAGE on crid's schema.
-    return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid, CStringGetDatum(name),
-                           PointerGetDatum(buildoidvector(argtypes, nargs)), ObjectIdGetDatum(nsp));
+    // Only crid's own: in a database whose crid predates converted
+    // sequences, a function of this name in crid's schema is whoever's made
+    // it, and would run as every role whose statement calls nextval().
+    Oid fn = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid, CStringGetDatum(name),
+                             PointerGetDatum(buildoidvector(argtypes, nargs)), ObjectIdGetDatum(nsp));
+    return pg::crid_member(ProcedureRelationId, fn) ? fn : InvalidOid;
 }
 
 // The row of crid_sequences for seq, if any.
@@ -144,6 +149,8 @@ const Objects &objects() {
     if (OidIsValid(nsp)) {
         o.installed = true;
         o.table = get_relname_relid("crid_sequences", nsp);
+        if (!pg::crid_member(RelationRelationId, o.table))
+            o.table = InvalidOid;
         const Oid regclass_arg[] = {REGCLASSOID};
         o.nextval = function_in(nsp, "crid_sequence_nextval", 1, regclass_arg);
         o.identity = function_in(nsp, "crid_sequence_identity", 1, regclass_arg);

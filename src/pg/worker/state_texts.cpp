@@ -54,7 +54,9 @@ constexpr StateText state_texts[] = {
     {WorkerState::no_extension, "no_extension",
      "the registry database does not have the crid extension",
      "the registry does not have the crid extension",
-     "Run CREATE EXTENSION crid in %1$s, or point crid.registry_table at a registry table there.", nullptr},
+     "Run CREATE EXTENSION crid in %1$s; a remote registry may instead be one crid_registry_server.sql made, "
+     "with crid.registry_table naming its table (this server's own database needs crid).",
+     nullptr},
     {WorkerState::bad_table, "bad_table",
      "crid.registry_table does not name a registry table", nullptr,
      "The registry table needs the columns ts bigint and next_seq bigint NOT NULL and a primary key on ts, as the "
