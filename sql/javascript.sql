@@ -95,9 +95,11 @@ SET enable_seqscan = off;
 EXPLAIN (COSTS OFF)
 SELECT * FROM checked WHERE snowflake_to_timestamptz(id, 'javascript') >= '2026-03-01 10:00+00'
                         AND snowflake_to_timestamptz(id, 'javascript') < '2026-03-01 11:00+00';
+-- (Seq scans allowed again: the plan is one, and PostgreSQL 18 marks a
+-- disabled kind left as the only way with a line of its own.)
+RESET enable_seqscan;
 EXPLAIN (COSTS OFF)
 SELECT * FROM events WHERE snowflake_to_timestamptz(id, 'javascript') >= '2026-03-01 10:00+00';
-RESET enable_seqscan;
 SELECT count(*) FROM checked WHERE snowflake_to_timestamptz(id, 'javascript') >= '2026-03-01 10:00+00'
                                AND snowflake_to_timestamptz(id, 'javascript') < '2026-03-01 11:00+00';
 SELECT count(*) FROM checked WHERE snowflake_to_timestamptz(id, 'javascript') = '2026-03-01 10:00:00+00';
