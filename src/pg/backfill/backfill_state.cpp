@@ -12,6 +12,7 @@
 // leave them. An ERROR between the switch to the owner and the switch back
 // is safe: aborting the (sub)transaction restores the user, the security
 // context and the settings.
+#include "common/as_owner.hpp"
 #include "common/postgres_headers.hpp"
 
 extern "C" {
@@ -41,16 +42,6 @@ void require_update(Oid relid, AttrNumber attnum) {
                            column ? quote_identifier(column) : psprintf("%d", attnum),
                            name ? quote_identifier(name) : "the relation"),
                     errdetail("The progress of a backfill is written for a role that may update its column.")));
-}
-
-// The owner of relation `relid`.
-Oid owner_of(Oid relid) {
-    HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-    if (!HeapTupleIsValid(tuple))
-        elog(ERROR, "crid_backfill: cache lookup failed for relation %u", relid);
-    Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
-    ReleaseSysCache(tuple);
-    return owner;
 }
 
 } // namespace
@@ -103,21 +94,13 @@ Datum crid_backfill_state_write(PG_FUNCTION_ARGS) {
         nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
     }
 
-    Oid saved_user;
-    int saved_context;
-    GetUserIdAndSecContext(&saved_user, &saved_context);
-    SetUserIdAndSecContext(owner_of(state),
-                           saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-    int nest = NewGUCNestLevel();
-    (void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
-                            false);
+    const crid::pg::AsOwner saved = crid::pg::begin_as_owner(crid::pg::relation_owner(state, "crid_backfill"));
     SPI_connect();
     int rc = SPI_execute_with_args(sql, kArgs, types, values, nulls, false, 0);
     if (rc < 0)
         elog(ERROR, "crid_backfill: writing crid_backfill_state failed (SPI code %d)", rc);
     SPI_finish();
-    AtEOXact_GUC(false, nest);
-    SetUserIdAndSecContext(saved_user, saved_context);
+    crid::pg::end_as_owner(saved);
     PG_RETURN_VOID();
 }
 

@@ -32,6 +32,7 @@
 // is safe too: aborting the (sub)transaction restores the user, the
 // security context and the settings, as it does after a SECURITY DEFINER
 // function.
+#include "common/as_owner.hpp"
 #include "common/postgres_headers.hpp"
 
 #include "registry/registry_settings.hpp"
@@ -175,13 +176,7 @@ void require_column(const Registry &r, AttrNumber att, AclMode modes) {
 int64 run_as_owner(const Registry &r, const char *sql, int nargs, Datum *values, const char *nulls, bool read_only,
                    bool *isnull, uint64 *rows) {
     Oid types[4] = {INT8OID, INT8OID, INT8OID, INT8OID};
-    Oid saved_user;
-    int saved_context;
-    GetUserIdAndSecContext(&saved_user, &saved_context);
-    SetUserIdAndSecContext(r.owner, saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-    int nest = NewGUCNestLevel();
-    (void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
-                            false);
+    const crid::pg::AsOwner saved = crid::pg::begin_as_owner(r.owner);
     SPI_connect();
     // The statement names the table by its schema's and its own name, which
     // parsing looks up again: had the schema been renamed meanwhile and
@@ -218,8 +213,7 @@ int64 run_as_owner(const Registry &r, const char *sql, int nargs, Datum *values,
             value = DatumGetInt64(d);
     }
     SPI_finish();
-    AtEOXact_GUC(false, nest);
-    SetUserIdAndSecContext(saved_user, saved_context);
+    crid::pg::end_as_owner(saved);
     return value;
 }
 

@@ -18,6 +18,7 @@
 // leave them. An ERROR between the switch to the owner and the switch back
 // is safe: aborting the (sub)transaction restores the user, the security
 // context and the settings.
+#include "common/as_owner.hpp"
 #include "common/postgres_headers.hpp"
 
 extern "C" {
@@ -29,20 +30,6 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 }
-
-namespace {
-
-// The owner of relation `relid`.
-Oid owner_of(Oid relid) {
-    HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-    if (!HeapTupleIsValid(tuple))
-        elog(ERROR, "crid_sequences_forget: cache lookup failed for relation %u", relid);
-    Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
-    ReleaseSysCache(tuple);
-    return owner;
-}
-
-} // namespace
 
 extern "C" {
 
@@ -77,22 +64,14 @@ Datum crid_sequences_forget(PG_FUNCTION_ARGS) {
     Oid types[1] = {REGCLASSOID};
     Datum values[1] = {ObjectIdGetDatum(seq)};
 
-    Oid saved_user;
-    int saved_context;
-    GetUserIdAndSecContext(&saved_user, &saved_context);
-    SetUserIdAndSecContext(owner_of(table),
-                           saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-    int nest = NewGUCNestLevel();
-    (void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
-                            false);
+    const crid::pg::AsOwner saved = crid::pg::begin_as_owner(crid::pg::relation_owner(table, "crid_sequences_forget"));
     SPI_connect();
     int rc = SPI_execute_with_args(sql, 1, types, values, nullptr, false, 0);
     if (rc < 0)
         elog(ERROR, "crid_sequences_forget: deleting from crid_sequences failed (SPI code %d)", rc);
     bool removed = SPI_processed > 0;
     SPI_finish();
-    AtEOXact_GUC(false, nest);
-    SetUserIdAndSecContext(saved_user, saved_context);
+    crid::pg::end_as_owner(saved);
     PG_RETURN_BOOL(removed);
 }
 
